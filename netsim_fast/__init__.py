@@ -1,0 +1,21 @@
+"""netsim-fast: a cycle-accurate interconnection-network simulator, Numba-accelerated.
+
+Python builds arrays, Numba moves flits. Heavy modules load lazily so that
+``import netsim_fast`` stays cheap (the CLI pays for what a command uses, nothing more).
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "build_topology", "ConfigError", "SimulationError"]
+
+from netsim_fast.errors import ConfigError, SimulationError  # noqa: E402
+
+
+def __getattr__(name):
+    if name == "build_topology":
+        from netsim_fast.topologies import build_topology
+
+        return build_topology
+    raise AttributeError(f"module 'netsim_fast' has no attribute {name!r}")
