@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "build_topology", "ConfigError", "SimulationError"]
+__all__ = ["__version__", "Config", "ConfigError", "SimulationError", "build_topology", "open_trace", "simulate"]
 
 from netsim_fast.errors import ConfigError, SimulationError  # noqa: E402
 
@@ -18,4 +18,16 @@ def __getattr__(name):
         from netsim_fast.topologies import build_topology
 
         return build_topology
+    if name == "simulate":
+        from netsim_fast.simulate import simulate
+
+        return simulate
+    if name == "open_trace":
+        from netsim_fast.trace import open_trace
+
+        return open_trace
+    if name == "Config":
+        from netsim_fast.config import Config
+
+        return Config
     raise AttributeError(f"module 'netsim_fast' has no attribute {name!r}")

@@ -7,4 +7,5 @@ kernels side by side; ``error_model="numpy"`` makes integer division by zero a v
 exception check on every division in the hot loop.
 """
 
-JIT = dict(cache=True, nogil=True, error_model="numpy")
+JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
+

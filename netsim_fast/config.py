@@ -85,10 +85,40 @@ class Config:
     jumps: tuple[int, ...] | None = None
     file: str | None = None
     graph_seed: int | None = None
-    # -- routing ---------------------------------------------------------------------------
+    # -- engine and router ------------------------------------------------------------------
+    engine: str | None = "flit"  # None: only the topology is described (netsim-fast topo)
+    router: str = "lanes"
     routing: str | None = None
-    # -- randomness ------------------------------------------------------------------------
+    switching: str = "wormhole"
+    vcs: int = 4
+    buf: int = 8
+    out_buf: int = 2
+    t_link: int = 1
+    t_routing: int = 1
+    t_crossbar: int = 1
+    credit_delay: int = 1
+    headers_per_cycle: int = 1
+    eject_rate: int = 1
+    inject_vcs: tuple[int, ...] | None = None
+    # -- workload --------------------------------------------------------------------------
+    pattern: str = "uniform"
+    rate: float = 0.1
+    packet_flits: int | None = None
+    packet_bytes: int | None = None
+    flit_bytes: int = 4
+    hotspot_fraction: float = 0.1
+    hotspot_nodes: tuple[int, ...] | None = None
+    # -- measurement -----------------------------------------------------------------------
+    warmup: int = 2000
+    measure: int = 10000
+    drain: int | None = None
+    cycles: int | None = None
+    window: int = 10
+    deadlock_cycles: int = 10000
+    check_invariants: bool = False
+    # -- randomness and output -------------------------------------------------------------
     seed: int = 1
+    trace: str | None = None
 
     def __post_init__(self) -> None:
         _normalise_and_validate(self)
@@ -145,7 +175,12 @@ def _require_int(option: str, value, low: int | None = None, high: int | None = 
 def _normalise_and_validate(cfg: Config) -> None:
     _validate_topology(cfg)
     _validate_seeds(cfg)
+    if cfg.engine is None:  # a topology-only description (netsim-fast topo)
+        return
     _validate_routing(cfg)
+    _validate_engine(cfg)
+    _validate_workload(cfg)
+    _validate_measurement(cfg)
 
 
 def _validate_seeds(cfg: Config) -> None:
@@ -289,3 +324,110 @@ def _validate_routing(cfg: Config) -> None:
     fits = ROUTING_TOPOLOGIES[cfg.routing]
     if cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
+
+
+# -- engine ----------------------------------------------------------------------------------
+
+ENGINES = ("flit",)
+ROUTERS = ("lanes", "iq")
+SWITCHINGS = ("wormhole", "vct")
+MAX_VCS = 32  # VC masks are machine words
+
+
+def needs_datelines(cfg: Config) -> bool:
+    """True when the topology has a ring dimension of radix > 2 (dateline VC classes)."""
+    return cfg.topology == "torus" and any(k > 2 for k in cfg.dims)
+
+
+def _validate_engine(cfg: Config) -> None:
+    if cfg.engine not in ENGINES:
+        raise unknown_choice("engine", cfg.engine, ENGINES)
+    if cfg.router not in ROUTERS:
+        raise unknown_choice("router", cfg.router, ROUTERS)
+    if cfg.switching not in SWITCHINGS:
+        raise unknown_choice("switching", cfg.switching, SWITCHINGS)
+    _require_int("vcs", cfg.vcs, 1, MAX_VCS)
+    _require_int("buf", cfg.buf, 1, 1 << 16, " flits per input lane")
+    _require_int("out-buf", cfg.out_buf, 1, 1 << 16, " flits per output lane")
+    for option in ("t_link", "t_routing", "t_crossbar", "credit_delay"):
+        _require_int(option, getattr(cfg, option), 1, 1000, " cycles")
+    _require_int("headers-per-cycle", cfg.headers_per_cycle, 0, 1 << 16, " (0 = unlimited)")
+    _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
+    if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS:
+        raise bad("routing", cfg.routing,
+                  f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)} on tori, meshes and hypercubes")
+    datelines = needs_datelines(cfg)
+    if cfg.routing == "dor" and datelines and cfg.vcs % 2:
+        raise bad("vcs", cfg.vcs, "routing 'dor' on a torus needs an even number of VCs (two dateline classes of V/2); pass --vcs 2, 4, ...")
+    escape = 2 if datelines else 1
+    if cfg.routing == "duato" and cfg.vcs < escape + 1:
+        raise bad("vcs", cfg.vcs, f"routing 'duato' here needs --vcs >= {escape + 1} ({escape} escape VC(s) + at least 1 adaptive)")
+    _set(cfg, "inject_vcs", parse_int_list("inject_vcs", cfg.inject_vcs))
+    if cfg.inject_vcs is not None:
+        for vc in cfg.inject_vcs:
+            if not 0 <= vc < cfg.vcs:
+                raise bad("inject-vcs", cfg.inject_vcs, f"every VC must be in 0..{cfg.vcs - 1}")
+        usable = _first_hop_vcs(cfg, escape, datelines)
+        if not set(cfg.inject_vcs) & usable:
+            raise bad("inject-vcs", cfg.inject_vcs,
+                      f"no packet could ever enter the network: routing '{cfg.routing}' starts on VCs {sorted(usable)}")
+
+
+def _first_hop_vcs(cfg: Config, escape: int, datelines: bool) -> set:
+    if cfg.routing == "duato":
+        return {0} | set(range(escape, cfg.vcs))
+    if cfg.routing == "dor" and datelines:
+        return set(range(cfg.vcs // 2))
+    return set(range(cfg.vcs))
+
+
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")
+
+
+# -- workload ------------------------------------------------------------------------------
+
+
+def _validate_workload(cfg: Config) -> None:
+    from netsim_fast.workloads.synthetic import PATTERNS, check_pattern
+
+    if cfg.pattern not in PATTERNS:
+        raise unknown_choice("pattern", cfg.pattern, PATTERNS)
+    n_nodes = cfg.n_nodes
+    if n_nodes is not None:
+        check_pattern(cfg.pattern, cfg.radix, n_nodes)
+    if isinstance(cfg.rate, bool) or not isinstance(cfg.rate, (int, float)) or not math.isfinite(cfg.rate):
+        raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
+    if not 0 <= cfg.rate <= 1:
+        raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
+    _require_int("flit-bytes", cfg.flit_bytes, 1)
+    if cfg.packet_bytes is not None:
+        if cfg.packet_flits is not None:
+            raise bad("packet-bytes", cfg.packet_bytes, "give either --packet-bytes or --packet-flits, not both")
+        _require_int("packet-bytes", cfg.packet_bytes, 1)
+        _set(cfg, "packet_flits", -(-cfg.packet_bytes // cfg.flit_bytes))
+    if cfg.packet_flits is None:
+        _set(cfg, "packet_flits", 8)
+    _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
+    if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
+        raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")
+    if not 0 <= cfg.hotspot_fraction <= 1:
+        raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
+    _set(cfg, "hotspot_nodes", parse_int_list("hotspot_nodes", cfg.hotspot_nodes) or (0,))
+    if n_nodes is not None:
+        for node in cfg.hotspot_nodes:
+            if not 0 <= node < n_nodes:
+                raise bad("hotspot-nodes", cfg.hotspot_nodes, f"node ids must be in 0..{n_nodes - 1}")
+
+
+# -- measurement -----------------------------------------------------------------------------
+
+
+def _validate_measurement(cfg: Config) -> None:
+    _require_int("warmup", cfg.warmup, 0, what=" cycles")
+    _require_int("measure", cfg.measure, 1, what=" cycles")
+    if cfg.drain is None:
+        _set(cfg, "drain", 5 * cfg.measure)
+    _require_int("drain", cfg.drain, 0, what=" cycles")
+    _require_int("cycles", cfg.cycles, 1, what=" cycles")
+    _require_int("window", cfg.window, 1, what=" cycles")
+    _require_int("deadlock-cycles", cfg.deadlock_cycles, 1, what=" cycles")

@@ -34,7 +34,7 @@ def topo(
     from netsim_fast.topologies import build_topology
     from netsim_fast.topologies.metrics import topology_metrics
 
-    cfg = Config(seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
+    cfg = Config(engine=None, seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
     metrics = topology_metrics(build_topology(cfg))
     if json:
         echo_json(metrics)

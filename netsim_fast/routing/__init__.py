@@ -1,1 +1,24 @@
-"""routing."""
+"""Routing algorithms: name -> integer code tables (pure Python, cheap to import).
+
+The @njit next-hop functions live in the algorithm modules (``grid.py``, ...) and are reached
+through ``routing.dispatch.next_hops`` by integer code, so kernels never call Python per hop.
+Every routing function shares one contract (BookSim's ``OutputSet``): it writes candidate
+rows ``(port, vc_lo, vc_hi, priority)`` into a preallocated ``int32[MAX_ROWS, 4]`` array and
+returns the row count; lower priority values are tried first.
+"""
+
+DOR = 0
+DUATO = 1
+DOR_NODATELINE = 2
+
+CODES = {
+    "dor": DOR,
+    "duato": DUATO,
+    "dor-nodateline": DOR_NODATELINE,
+}
+NAMES = {code: name for name, code in CODES.items()}
+
+# Routings of the flit engine on grid topologies (coordinates and per-direction ports).
+GRID_ROUTINGS = ("dor", "duato", "dor-nodateline")
+
+MAX_ROWS = 64  # more than 2 rows per dimension of any grid we accept, plus spare

@@ -1,0 +1,67 @@
+"""Uniform-traffic capacity of a topology: the injection rate at which the busiest channel saturates.
+
+For tori and meshes whose largest radix k is even, the bisection bound is exact and is used:
+capacity = 2B/N flits/node/cycle with B the bisection bandwidth counted over both directions
+(Petrini, papers/004, section 5: half of uniform traffic crosses the bisection). That is 8/k
+for a torus (0.5 for 16x16), 4/k for a mesh and 2 for a hypercube, divided by ``t_link`` when a
+link carries one flit every ``t_link`` cycles.
+
+Elsewhere it is the max-channel-load bound of the routing actually used: every ordered pair of
+distinct nodes exchanges the same traffic, each route is walked (dimension order on grids),
+and capacity = (N - 1) / (largest number of routes sharing one directed link) / t_link.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from netsim_fast._jit import JIT
+
+
+def bisection_capacity(topo) -> float | None:
+    """2B/N for grids whose largest radix is even (the proven bisection), else None."""
+    radix, wrap = topo.arrays.radix, topo.arrays.wrap
+    if radix.size == 0 or int(radix.max()) % 2:
+        return None
+    k = int(radix.max())
+    d = int(np.argmax(radix))
+    per_ring = 2 if (wrap[d] and k > 2) else 1
+    width = topo.n_nodes // k * per_ring          # undirected links cut
+    return 2.0 * (2.0 * width) / topo.n_nodes     # B counts both directions
+
+
+@njit(**JIT)
+def _dor_channel_loads(topo, loads):
+    """Count the dimension-order routes of all ordered pairs crossing each directed link."""
+    n = topo.nbr.shape[0]
+    n_dims = topo.radix.shape[0]
+    for src in range(n):
+        for dst in range(n):
+            if src == dst:
+                continue
+            cur = src
+            for d in range(n_dims):
+                k = topo.radix[d]
+                while topo.coord[cur, d] != topo.coord[dst, d]:
+                    c, t = topo.coord[cur, d], topo.coord[dst, d]
+                    if k == 2 or topo.wrap[d] == 0:
+                        plus = t > c or k == 2
+                    else:
+                        delta = (t - c) % k
+                        plus = 2 * delta < k or (2 * delta == k and c % 2 == 0)
+                    port = topo.dim_port[d, 0] if plus else topo.dim_port[d, 1]
+                    loads[topo.link_id[cur, port]] += 1
+                    cur = topo.nbr[cur, port]
+    return loads
+
+
+def uniform_capacity(topo, t_link: int = 1) -> tuple[float, str]:
+    """(capacity in flits/node/cycle, how it was obtained)."""
+    closed = bisection_capacity(topo)
+    if closed is not None:
+        return closed / t_link, "bisection"
+    if not topo.is_grid:
+        raise ValueError("channel-load capacity needs a routing for this topology")
+    loads = _dor_channel_loads(topo.arrays, np.zeros(topo.n_links, np.int64))
+    return (topo.n_nodes - 1) / float(loads.max()) / t_link, "max channel load (dor)"

@@ -1,0 +1,116 @@
+"""``netsim-fast run``: one experiment (or a latency-load curve with ``--sweep-rates``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from netsim_fast.cli._app import EXIT_SIMULATION, app, echo_json, guarded
+from netsim_fast.cli.options import (
+    BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
+    SeedOpt, TopologyOpt, topology_fields,
+)
+
+_R, _W, _M = "Router and routing", "Workload", "Measurement and output"
+
+
+def _opt(*names, panel, help):
+    return typer.Option(*names, rich_help_panel=panel, help=help)
+
+
+@app.command()
+@guarded
+def run(
+    *,
+    topology: TopologyOpt = "torus",
+    k: KOpt = None,
+    n: NOpt = None,
+    dims: DimsOpt = None,
+    nodes: NodesOpt = None,
+    degree: DegreeOpt = None,
+    base: BaseOpt = None,
+    jumps: JumpsOpt = None,
+    file: FileOpt = None,
+    graph_seed: GraphSeedOpt = None,
+    engine: Annotated[str, _opt("--engine", panel=_R, help="flit (cycle-accurate flits).")] = "flit",
+    router: Annotated[str, _opt("--router", panel=_R, help="lanes: the switch of paper 004 Fig. 4 (input and output lanes, VC-to-VC crossbar); iq: input-queued VC router with a separable switch allocator.")] = "lanes",
+    routing: Annotated[Optional[str], _opt("--routing", panel=_R, help="dor | duato | dor-nodateline (default dor on tori, meshes, hypercubes).")] = None,
+    switching: Annotated[str, _opt("--switching", panel=_R, help="wormhole | vct (virtual cut-through).")] = "wormhole",
+    vcs: Annotated[int, _opt("--vcs", panel=_R, help="Virtual channels per physical channel.")] = 4,
+    buf: Annotated[int, _opt("--buf", panel=_R, help="Flits per input lane (VC buffer depth).")] = 8,
+    out_buf: Annotated[int, _opt("--out-buf", panel=_R, help="Flits per output lane (--router lanes).")] = 2,
+    t_link: Annotated[int, _opt("--t-link", panel=_R, help="Cycles a link takes (and is busy) per flit.")] = 1,
+    t_routing: Annotated[int, _opt("--t-routing", panel=_R, help="Cycles per routing attempt of a header.")] = 1,
+    t_crossbar: Annotated[int, _opt("--t-crossbar", panel=_R, help="Cycles a flit takes through the crossbar.")] = 1,
+    credit_delay: Annotated[int, _opt("--credit-delay", panel=_R, help="Cycles for a credit to reach the upstream router.")] = 1,
+    headers_per_cycle: Annotated[int, _opt("--headers-per-cycle", panel=_R, help="Routing units per router, each routing one header every --t-routing cycles (0 = unlimited).")] = 1,
+    eject_rate: Annotated[int, _opt("--eject-rate", panel=_R, help="Flits per cycle a node accepts from its router.")] = 1,
+    inject_vcs: Annotated[Optional[str], _opt("--inject-vcs", panel=_R, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")] = None,
+    pattern: Annotated[str, _opt("--pattern", panel=_W, help="uniform | transpose | bitcomp | bitrev | shuffle | tornado | neighbor | hotspot | randperm")] = "uniform",
+    rate: Annotated[float, _opt("--rate", panel=_W, help="Offered load in flits/node/cycle (Bernoulli packet creation).")] = 0.1,
+    packet_flits: Annotated[Optional[int], _opt("--packet-flits", panel=_W, help="Packet size in flits [default: 8].")] = None,
+    packet_bytes: Annotated[Optional[int], _opt("--packet-bytes", panel=_W, help="Packet size in bytes (header included), instead of --packet-flits.")] = None,
+    flit_bytes: Annotated[int, _opt("--flit-bytes", panel=_W, help="Bytes per flit (paper 004: 4).")] = 4,
+    hotspot_fraction: Annotated[float, _opt("--hotspot-fraction", panel=_W, help="hotspot: fraction of packets sent to the hotspot node(s).")] = 0.1,
+    hotspot_nodes: Annotated[Optional[str], _opt("--hotspot-nodes", panel=_W, help="hotspot: node id(s), e.g. 0,17 [default: 0].")] = None,
+    seed: SeedOpt = 1,
+    warmup: Annotated[int, _opt("--warmup", panel=_M, help="Warm-up cycles before the measurement window.")] = 2000,
+    measure: Annotated[int, _opt("--measure", panel=_M, help="Cycles of the measurement window.")] = 10000,
+    drain: Annotated[Optional[int], _opt("--drain", panel=_M, help="Most cycles to wait for the window's packets after it [default: 5 x --measure].")] = None,
+    cycles: Annotated[Optional[int], _opt("--cycles", panel=_M, help="Run exactly this many cycles, statistics over the whole run (replaces warm-up/measure/drain).")] = None,
+    window: Annotated[int, _opt("--window", panel=_M, help="Cycles per time-series window of the trace.")] = 10,
+    deadlock_cycles: Annotated[int, _opt("--deadlock-cycles", panel=_M, help="Watchdog: a lane whose front has not moved for this long is a deadlock.")] = 10000,
+    check_invariants: Annotated[bool, _opt("--check-invariants", panel=_M, help="Check flit and credit conservation every cycle (slow; for debugging).")] = False,
+    trace: Annotated[Optional[str], _opt("--trace", panel=_M, help="Write the HDF5 trace of the run to this path.")] = None,
+    sweep_rates: Annotated[Optional[str], _opt("--sweep-rates", panel=_M, help="Latency-load curve: START:STOP:STEP (inclusive) or a list r1,r2,...; prints the curve and the saturation throughput.")] = None,
+    plot: Annotated[Optional[str], _opt("--plot", panel=_M, help="With --sweep-rates: write the latency-load curve as a PNG here.")] = None,
+    json: JsonOpt = False,
+    quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
+) -> None:
+    """Simulate one experiment and print its summary.
+
+    Example: [bold]netsim-fast run --topology torus --k 16 --routing duato --pattern uniform --rate 0.3[/bold]
+    """
+    from netsim_fast.config import Config
+
+    fields = dict(
+        engine=engine, router=router, routing=routing, switching=switching, vcs=vcs, buf=buf, out_buf=out_buf,
+        t_link=t_link, t_routing=t_routing, t_crossbar=t_crossbar, credit_delay=credit_delay,
+        headers_per_cycle=headers_per_cycle, eject_rate=eject_rate, inject_vcs=inject_vcs, pattern=pattern,
+        rate=rate, packet_flits=packet_flits, packet_bytes=packet_bytes, flit_bytes=flit_bytes,
+        hotspot_fraction=hotspot_fraction, hotspot_nodes=hotspot_nodes, seed=seed, warmup=warmup,
+        measure=measure, drain=drain, cycles=cycles, window=window, deadlock_cycles=deadlock_cycles,
+        check_invariants=check_invariants, trace=trace,
+        **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
+    )
+    cfg = Config(**fields)
+    if sweep_rates is not None:
+        from netsim_fast.cli.run_sweep import rate_curve
+
+        rate_curve(cfg, sweep_rates, plot=plot, as_json=json, quiet=quiet)
+        return
+    if plot is not None:
+        from netsim_fast.config import bad
+
+        raise bad("plot", plot, "draws the latency-load curve, so it needs --sweep-rates")
+    _run_one(cfg, as_json=json, quiet=quiet)
+
+
+def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
+    import netsim_fast
+    from netsim_fast.cli.render import progress_bar, render_summary
+    from netsim_fast.errors import DeadlockError
+
+    try:
+        with progress_bar(quiet) as progress:
+            summary = netsim_fast.simulate(cfg, progress=progress)
+    except DeadlockError as exc:
+        if as_json:
+            echo_json(exc.summary)
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(code=EXIT_SIMULATION) from None
+    if as_json:
+        echo_json(summary)
+    else:
+        render_summary(cfg, summary)

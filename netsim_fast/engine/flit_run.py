@@ -1,0 +1,169 @@
+"""Run the flit engine for a ``Config``: the Python loop over batches of cycles.
+
+Python builds arrays, Numba moves flits: this module allocates the state, feeds it the packets
+of the workload (synthetic chunks ahead of the kernel, or a finite message set up front), calls
+``flit.advance`` one batch at a time, applies the stop rules and turns error codes into
+sentences. Statistics are computed from the state arrays with numpy after the run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from netsim_fast.engine import flit_state as fs
+from netsim_fast.errors import DeadlockError, SimulationError
+
+BATCH_CYCLES = 1024
+
+
+@dataclass
+class FinitePackets:
+    """A finite workload: packets in non-decreasing release order (ties by source, then order)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    length: np.ndarray
+    release: np.ndarray
+
+
+@dataclass
+class FlitRun:
+    """What a run leaves behind: the final state, its parameters and timings."""
+
+    state: fs.FlitState
+    params: fs.FlitParams
+    topo: object
+    cycles: int
+    done: bool
+    error: str | None
+    compile_seconds: float
+    sim_seconds: float
+    extras: dict = field(default_factory=dict)
+
+
+def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0) -> fs.FlitParams:
+    from netsim_fast.routing import CODES
+
+    mask = (1 << cfg.vcs) - 1
+    if cfg.inject_vcs is not None:
+        mask = sum(1 << vc for vc in cfg.inject_vcs)
+    return fs.FlitParams(
+        n_nodes=topo.n_nodes, n_ports=topo.n_ports, n_vcs=cfg.vcs, buf=cfg.buf, out_buf=cfg.out_buf,
+        t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
+        headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
+        routing=CODES[cfg.routing], vct=fs.SWITCHING[cfg.switching], inject_mask=mask,
+        deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
+        stop_mode=stop_mode, win_start=win_start, win_end=win_end,
+        ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
+    )
+
+
+def _compile(state, params, topo_arrays) -> float:
+    """Load (or compile) the kernel by running it for zero cycles; returns the seconds it took."""
+    from netsim_fast.engine.flit import advance
+
+    start = time.perf_counter()
+    advance(state, params, topo_arrays, 0)
+    return time.perf_counter() - start
+
+
+def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None) -> FlitRun:
+    """Simulate ``cfg`` on ``topo``: open-loop synthetic traffic, or the finite ``packets``."""
+    from netsim_fast.engine.flit import advance
+
+    if packets is not None:
+        stop_mode, win_start, win_end = fs.STOP_ALL, 0, 1 << 62
+        limit = cfg.cycles if cfg.cycles is not None else 1 << 62
+    elif cfg.cycles is not None:
+        stop_mode, win_start, win_end, limit = fs.STOP_AT_END, 0, cfg.cycles, cfg.cycles
+    else:
+        stop_mode, win_start = fs.STOP_WINDOW, cfg.warmup
+        win_end = cfg.warmup + cfg.measure
+        limit = win_end + cfg.drain
+    n_total = 0 if packets is None else int(len(packets.src))
+    params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total)
+    expected = int(topo.n_nodes * cfg.rate / cfg.packet_flits * BATCH_CYCLES * 2) + 1024
+    state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2)
+    traffic = None
+    if packets is not None:
+        state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release)
+    else:
+        from netsim_fast.workloads.synthetic import SyntheticTraffic
+
+        traffic = SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits,
+                                   seed=cfg.seed, hotspot_fraction=cfg.hotspot_fraction,
+                                   hotspot_nodes=cfg.hotspot_nodes)
+    compile_seconds = _compile(state, params, topo.arrays)
+
+    start = time.perf_counter()
+    next_chunk, err, t = 0, fs.ERR_OK, 0
+    while t < limit and not state.cnt[fs.C_DONE]:
+        t_end = min(limit, t + BATCH_CYCLES)
+        if traffic is not None:
+            from netsim_fast.workloads.synthetic import CHUNK_CYCLES
+
+            while next_chunk * CHUNK_CYCLES < t_end:
+                src, dst, rel = traffic.chunk(next_chunk)
+                state = fs.append_packets(state, src, dst, np.full(src.size, cfg.packet_flits, np.int32), rel)
+                next_chunk += 1
+        state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
+        err = advance(state, params, topo.arrays, t_end)
+        t = int(state.cnt[fs.C_CYCLE])
+        if progress is not None:
+            progress(t, limit)
+        if err != fs.ERR_OK:
+            break
+    sim_seconds = time.perf_counter() - start
+    run = FlitRun(state=state, params=params, topo=topo, cycles=t, done=bool(state.cnt[fs.C_DONE]),
+                  error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds)
+    if err != fs.ERR_OK:
+        run.error = describe_error(err, state, params, topo)
+        if err == fs.ERR_DEADLOCK:
+            raise DeadlockError(run.error, result=run)
+        raise SimulationError(run.error)
+    return run
+
+
+def _lane_name(lane: int, params, topo) -> str:
+    output = lane < 0
+    lane = -1 - lane if output else lane
+    node = lane // (params.n_ports * params.n_vcs)
+    port = (lane // params.n_vcs) % params.n_ports
+    vc = lane % params.n_vcs
+    where = "local" if port == params.n_ports - 1 else f"port {port}"
+    return f"{'output' if output else 'input'} lane node {node} {where} vc {vc}"
+
+
+def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
+    """Lanes holding flits that have not advanced for ``deadlock_cycles`` (for the error message)."""
+    t = int(state.cnt[fs.C_ERR_CYCLE])
+    stuck = np.nonzero((state.in_len > 0) & (t - state.in_last >= params.deadlock_cycles))[0]
+    out = []
+    for lane in stuck[:limit]:
+        node = int(lane) // (params.n_ports * params.n_vcs)
+        out.append({"node": node, "port": int(lane // params.n_vcs % params.n_ports), "vc": int(lane % params.n_vcs),
+                    "packet": int(state.in_pkt[lane, state.in_head[lane]]), "flits": int(state.in_len[lane])})
+    return out
+
+
+def describe_error(err: int, state, params, topo) -> str:
+    t = int(state.cnt[fs.C_ERR_CYCLE])
+    lane = int(state.cnt[fs.C_ERR_LANE])
+    pkt = int(state.cnt[fs.C_ERR_PKT])
+    if err == fs.ERR_DEADLOCK:
+        lanes = blocked_lanes(state, params)
+        total = int(((state.in_len > 0) & (t - state.in_last >= params.deadlock_cycles)).sum())
+        shown = "; ".join(f"node {b['node']} port {b['port']} vc {b['vc']} packet {b['packet']}" for b in lanes)
+        return (f"deadlock at cycle {t}: {total} input lane(s) have not advanced for {params.deadlock_cycles} cycles "
+                f"(first: {shown or _lane_name(lane, params, topo)})")
+    messages = {
+        fs.ERR_CONSERVATION: f"flit conservation broken at cycle {t} (injected != delivered + in flight)",
+        fs.ERR_CREDIT: f"credit conservation broken at cycle {t} on {_lane_name(lane, params, topo)}",
+        fs.ERR_OVERFLOW: f"input lane overflow at cycle {t} on {_lane_name(lane, params, topo)} (packet {pkt})",
+        fs.ERR_ORDER: f"flits of packet {pkt} delivered out of order at cycle {t}",
+        fs.ERR_NO_ROUTE: f"routing gave no candidate for packet {pkt} at cycle {t} on {_lane_name(lane, params, topo)}",
+    }
+    return messages.get(err, f"engine error code {err} at cycle {t}")

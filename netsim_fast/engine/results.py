@@ -1,0 +1,110 @@
+"""Summary statistics of a flit-engine run, computed with numpy from the final state arrays.
+
+Definitions (README, "Results"): latencies count from packet creation to tail delivery, for
+packets created in the measurement window; ``offered_load`` and ``accepted_load`` are flits
+created and delivered per node per cycle in that window; ``saturated`` means accepted <
+0.95 x offered or the window's packets were not all delivered within the drain limit, and then
+latency keys are null because a latency of a saturated network measures only the run length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim_fast.engine import flit_state as fs
+
+SATURATION_RATIO = 0.95
+HISTOGRAM_BINS = 32
+
+
+def packet_table(state) -> dict:
+    """Per-packet columns of the packets the workload created so far (numpy views, trimmed)."""
+    released = int(state.cnt[fs.C_NEXT_RELEASE])
+    cols = {
+        "src": state.pkt_src, "dst": state.pkt_dst, "size_flits": state.pkt_len,
+        "created_cycle": state.pkt_release, "injected_cycle": state.pkt_injected,
+        "head_arrival_cycle": state.pkt_head_del, "tail_arrival_cycle": state.pkt_tail_del,
+        "hops": state.pkt_hops,
+    }
+    return {name: col[:released] for name, col in cols.items()}
+
+
+def _nullable(value):
+    return None if value is None or (isinstance(value, float) and not np.isfinite(value)) else value
+
+
+def latency_summary(created, injected, delivered, hops) -> dict:
+    """Latency statistics of delivered packets (arrays of equal length)."""
+    if created.size == 0:
+        return {"latency_mean": None, "latency_p50": None, "latency_p99": None, "latency_max": None,
+                "network_latency_mean": None, "queueing_latency_mean": None, "hops_mean": None,
+                "latency_histogram": {"edges": [], "counts": []}}
+    lat = (delivered - created).astype(np.float64)
+    net = (delivered - injected).astype(np.float64)
+    counts, edges = np.histogram(lat, bins=min(HISTOGRAM_BINS, max(1, int(lat.max() - lat.min()) + 1)))
+    return {
+        "latency_mean": float(lat.mean()),
+        "latency_p50": float(np.percentile(lat, 50)),
+        "latency_p99": float(np.percentile(lat, 99)),
+        "latency_max": float(lat.max()),
+        "network_latency_mean": float(net.mean()),
+        "queueing_latency_mean": float((injected - created).mean()),
+        "hops_mean": float(hops.mean()),
+        "latency_histogram": {"edges": edges.tolist(), "counts": counts.tolist()},
+    }
+
+
+def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
+    """The result object of ``netsim-fast run --json`` for an open-loop or fixed-length run."""
+    state, params = run.state, run.params
+    n = run.topo.n_nodes
+    pk = packet_table(state)
+    win_start, win_end = params.win_start, min(params.win_end, run.cycles)
+    if cfg.cycles is not None:
+        win_start, win_end = 0, run.cycles
+    length = max(win_end - win_start, 1)
+    in_window = (pk["created_cycle"] >= win_start) & (pk["created_cycle"] < win_end)
+    delivered = pk["tail_arrival_cycle"] >= 0
+    offered = float(pk["size_flits"][in_window].sum()) / (n * length)
+    accepted = float(state.cnt[fs.C_WIN_FLITS_OUT]) / (n * length)
+    drained = bool(np.all(delivered[in_window]))
+    saturated = accepted < SATURATION_RATIO * offered or (cfg.cycles is None and not drained)
+    measured = in_window & delivered
+    lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
+                          pk["tail_arrival_cycle"][measured], pk["hops"][measured])
+    if saturated:
+        for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
+                    "queueing_latency_mean"):
+            lat[key] = None
+    util = state.link_flits * cfg.t_link / max(run.cycles, 1)
+    real_links = run.topo.arrays.link_id.ravel() >= 0
+    flit_hops = int(state.cnt[fs.C_FLIT_HOPS])
+    out = {
+        "cycles": run.cycles,
+        "completion_cycles": None,
+        "offered_load": offered,
+        "accepted_load": accepted,
+        "rate": cfg.rate,
+        "capacity": capacity,
+        "capacity_method": capacity_method,
+        "capacity_fraction": accepted / capacity if capacity else None,
+        **lat,
+        "saturated": bool(saturated),
+        "deadlock": False,
+        "error": None,
+        "packets": int(in_window.sum()),
+        "packets_delivered": int(measured.sum()),
+        "flit_hops": flit_hops,
+        "link_utilization_mean": float(util[real_links].mean()),
+        "link_utilization_max": float(util[real_links].max()),
+        "source_queue_max": int(state.ts_queued.max()) if state.ts_queued.size else 0,
+        "measure_window": [int(win_start), int(win_end)],
+        "sim_seconds": run.sim_seconds,
+        "compile_seconds": run.compile_seconds,
+        "flit_hops_per_second": flit_hops / run.sim_seconds if run.sim_seconds > 0 else None,
+        "cycles_per_second": run.cycles / run.sim_seconds if run.sim_seconds > 0 else None,
+    }
+    return {k: (_nullable(v) if not isinstance(v, (dict, list)) else v) for k, v in out.items()}
+
+
+WALL_CLOCK_KEYS = ("sim_seconds", "compile_seconds", "flit_hops_per_second", "cycles_per_second")

@@ -1,0 +1,63 @@
+"""Read a trace back: ``netsim_fast.open_trace("run.h5")`` gives numpy and pandas views."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from netsim_fast.errors import ConfigError
+
+
+class Trace:
+    """A loaded trace. ``packets``, ``timeseries`` and ``links`` are pandas DataFrames;
+    ``arrays(group)`` gives the raw numpy columns; ``config`` and ``summary`` are dicts."""
+
+    def __init__(self, path):
+        import h5py
+
+        self.path = Path(path)
+        try:
+            h5 = h5py.File(self.path, "r")
+        except (OSError, FileNotFoundError) as exc:
+            raise ConfigError(f"trace {str(self.path)!r} cannot be opened as HDF5 ({exc})") from None
+        with h5:
+            if "schema_version" not in h5.attrs:
+                raise ConfigError(f"trace {str(self.path)!r} is not a netsim-fast trace (no schema_version)")
+            self.schema_version = int(h5.attrs["schema_version"])
+            self.engine = str(h5.attrs["engine"])
+            self.config = json.loads(h5.attrs["config"])
+            self.summary = json.loads(h5.attrs["summary"])
+            self.window_cycles = int(h5["timeseries"].attrs["window_cycles"])
+            self.timing = {k: float(v) for k, v in h5["timing"].attrs.items()}
+            self._groups = {name: {col: h5[name][col][()] for col in h5[name].keys()}
+                            for name in ("packets", "timeseries", "links")}
+
+    def arrays(self, group: str) -> dict[str, np.ndarray]:
+        return self._groups[group]
+
+    def _frame(self, group):
+        import pandas as pd
+
+        return pd.DataFrame(self._groups[group])
+
+    @property
+    def packets(self):
+        return self._frame("packets")
+
+    @property
+    def timeseries(self):
+        return self._frame("timeseries")
+
+    @property
+    def links(self):
+        return self._frame("links")
+
+    def __repr__(self) -> str:
+        n = len(next(iter(self._groups["packets"].values()), []))
+        return f"Trace({str(self.path)!r}, engine={self.engine!r}, packets={n})"
+
+
+def open_trace(path) -> Trace:
+    return Trace(path)

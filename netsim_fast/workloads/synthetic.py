@@ -1,0 +1,141 @@
+"""Open-loop synthetic traffic: Bernoulli packet creation and the classic destination patterns.
+
+Traffic is generated in numpy, not in the kernel, in chunks of ``CHUNK_CYCLES`` cycles aligned
+to multiples of it; chunk ``c`` draws from ``Generator(SeedSequence([seed, c]))``. So the
+packets of a run depend only on the seed and the pattern, never on how the engine batches its
+cycles, and a reference implementation can consume exactly the same packets.
+
+Each node creates a packet of ``packet_flits`` flits in a cycle with probability
+``rate / packet_flits`` (Bernoulli injection at ``rate`` flits/node/cycle). Destinations:
+
+=========== ===============================================================================
+uniform     uniform over the other N-1 nodes
+transpose   (x, y) -> (y, x) on a square 2-D grid; else swap the halves of the node id's bits
+bitcomp     every coordinate x -> k-1-x on grids; else complement the bits of the id
+bitrev      reverse the bits of the id (N a power of two)
+shuffle     rotate the bits of the id left by one (N a power of two)
+tornado     every coordinate x -> (x + ceil(k/2) - 1) mod k (grids)
+neighbor    every coordinate x -> (x + 1) mod k (grids); node i -> i + 1 mod N elsewhere
+hotspot     with probability ``hotspot_fraction`` one of ``hotspot_nodes`` (uniform among
+            them, never the source itself), otherwise uniform
+randperm    a random derangement of the nodes drawn once from the seed
+=========== ===============================================================================
+
+Permutation patterns map some nodes to themselves (the transpose diagonal, say): those nodes
+create no traffic, and the offered load is measured over all nodes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim_fast.errors import ConfigError
+
+CHUNK_CYCLES = 1024
+
+PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm")
+_GRID_ONLY = ("tornado",)
+_POW2_ONLY = ("bitrev", "shuffle")
+
+
+def _bits(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def check_pattern(pattern: str, radix, n_nodes: int) -> None:
+    """Raise ConfigError when ``pattern`` cannot be defined on this topology."""
+    grid = radix is not None
+    if pattern in _GRID_ONLY and not grid:
+        raise ConfigError(f"--pattern {pattern}: needs a torus, mesh or hypercube (it moves coordinates)")
+    if pattern in _POW2_ONLY and not _is_pow2(n_nodes):
+        raise ConfigError(f"--pattern {pattern}: needs a power-of-two node count, got {n_nodes}")
+    if pattern == "transpose":
+        square = grid and len(radix) == 2 and radix[0] == radix[1]
+        if not square and not (_is_pow2(n_nodes) and _bits(n_nodes) % 2 == 0):
+            raise ConfigError(f"--pattern transpose: needs a square 2-D grid or 4^m nodes, got {n_nodes} nodes")
+    if pattern == "bitcomp" and not grid and not _is_pow2(n_nodes):
+        raise ConfigError(f"--pattern bitcomp: needs a grid or a power-of-two node count, got {n_nodes}")
+
+
+def permutation(pattern: str, topo, seed: int) -> np.ndarray | None:
+    """Fixed destination of every node for permutation patterns (None for random patterns)."""
+    n = topo.n_nodes
+    ids = np.arange(n, dtype=np.int64)
+    coord, radix = topo.arrays.coord.astype(np.int64), topo.arrays.radix.astype(np.int64)
+    grid = topo.is_grid
+
+    def from_coord(c):
+        strides = np.cumprod(np.concatenate([[1], radix[:-1]]))
+        return (c * strides).sum(axis=1)
+
+    if pattern == "transpose":
+        if grid and len(radix) == 2 and radix[0] == radix[1]:
+            return from_coord(coord[:, ::-1])
+        half = _bits(n) // 2
+        low, high = ids & ((1 << half) - 1), ids >> half
+        return (low << half) | high
+    if pattern == "bitcomp":
+        return from_coord(radix - 1 - coord) if grid else (n - 1) ^ ids
+    if pattern == "bitrev":
+        b = _bits(n)
+        out = np.zeros_like(ids)
+        for i in range(b):
+            out |= ((ids >> i) & 1) << (b - 1 - i)
+        return out
+    if pattern == "shuffle":
+        b = _bits(n)
+        return ((ids << 1) | (ids >> (b - 1))) & (n - 1)
+    if pattern == "tornado":
+        return from_coord((coord + (radix + 1) // 2 - 1) % radix)
+    if pattern == "neighbor":
+        return from_coord((coord + 1) % radix) if grid else (ids + 1) % n
+    if pattern == "randperm":
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED]))
+        while True:  # a derangement: expected e draws
+            perm = rng.permutation(n)
+            if not np.any(perm == ids):
+                return perm
+    return None
+
+
+class SyntheticTraffic:
+    """Packets created in any cycle range, identical however the range is split."""
+
+    def __init__(self, topo, *, pattern: str, rate: float, packet_flits: int, seed: int,
+                 hotspot_fraction: float = 0.0, hotspot_nodes=(0,)):
+        self.n_nodes = topo.n_nodes
+        self.pattern = pattern
+        self.packet_flits = packet_flits
+        self.prob = rate / packet_flits
+        self.seed = seed
+        self.hotspot_fraction = hotspot_fraction
+        self.hotspot_nodes = np.asarray(hotspot_nodes, dtype=np.int64)
+        self.fixed = permutation(pattern, topo, seed)
+        self.senders = np.ones(self.n_nodes, bool) if self.fixed is None else self.fixed != np.arange(self.n_nodes)
+
+    def chunk(self, index: int):
+        """Packets created in cycles [index*C, (index+1)*C): (src, dst, release) sorted by (release, src)."""
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, index]))
+        n, c = self.n_nodes, CHUNK_CYCLES
+        created = rng.random((c, n), dtype=np.float32) < np.float32(self.prob)
+        created &= self.senders[None, :]
+        cycle, src = np.nonzero(created)  # row-major: sorted by cycle, then node
+        dst = self._destinations(src, rng)
+        return src.astype(np.int32), dst.astype(np.int32), (cycle + index * c).astype(np.int64)
+
+    def _destinations(self, src, rng):
+        n = self.n_nodes
+        if self.fixed is not None:
+            return self.fixed[src]
+        dst = rng.integers(0, n - 1, size=src.size)
+        dst = dst + (dst >= src)  # uniform over the other n-1 nodes
+        if self.pattern == "hotspot" and self.hotspot_fraction > 0:
+            hot = rng.random(src.size) < self.hotspot_fraction
+            pick = self.hotspot_nodes[rng.integers(0, self.hotspot_nodes.size, size=src.size)]
+            use = hot & (pick != src)
+            dst = np.where(use, pick, dst)
+        return dst
