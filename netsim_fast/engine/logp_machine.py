@@ -7,7 +7,7 @@ time at which something can happen to the next, and all its state is flat numpy 
 Event semantics (one time ``t``, phases in this order)
 -------------------------------------------------------
 A. *Delivery.* Every message whose delivery time is ``t`` leaves the medium (it stops being
-   in transit) and is appended to its box, in order of acceptance (ties: message id).
+   in transit) and is appended to its box (same-time deliveries in message-id order).
 B. *Completion.* A processor whose operation ends at ``t`` finishes it. A SEND ends with the
    *submission* of its message: the message joins the FIFO of messages waiting for acceptance
    at its destination, and the processor is *stalling* from now until acceptance. An
