@@ -139,15 +139,19 @@ def cb_program(params: LogPParams, join=None) -> BuiltProtocol:
 # ---------------------------------------------------------------- deterministic, section 4.2
 
 def exchange_bound(params: LogPParams, r: int) -> int:
-    """Worst-case time for two partners to swap r messages and acquire them all.
+    """Worst-case time for a processor to submit r messages ``G`` apart from a common start and
+    to acquire r messages submitted the same way towards it, acquiring in idle time.
 
-    Each sends r messages ``G`` apart from a common start, acquiring in idle time. The last
-    acquisition ends by ``4o + (r-1)G + max(L, (r-1)G)``: if ``2o <= G`` acquisitions fit between
-    submissions and a submission delays an acquisition by less than ``2o``; otherwise they wait
-    until the last submission (``(r-1)G + o``) and then run ``G`` apart.
+    The k-th arrival is by ``(k-1)G + o + L``. If ``2o <= G`` acquisitions fit between the
+    processor's own submissions and a submission delays an acquisition by less than ``2o``
+    (never cumulatively, the next one falls ``G`` later in the same free window):
+    ``4o + (r-1)G + L``. Otherwise no acquisition fits until the last submission ends at
+    ``(r-1)G + o``; then they run ``G`` apart: ``2o + (r-1)G + max(L, (r-1)G)``.
     """
     span = (r - 1) * params.G
-    return 4 * params.o + span + max(params.L, span)
+    if 2 * params.o <= params.G:
+        return 4 * params.o + span + params.L
+    return 2 * params.o + span + max(params.L, span)
 
 
 def local_sort_steps(r: int, p: int) -> int:
@@ -166,7 +170,7 @@ def deterministic_program(params: LogPParams, src, dst) -> BuiltProtocol:
     paper's ``T_CB`` and ``T_sort`` costed for this network), ``schedule_bound`` (machine worst
     case of this schedule), ``sorted_ok`` (merge-split network sorted the keys).
     """
-    p, o, G, L = params.p, params.o, params.G, params.L
+    p, G = params.p, params.G
     src = np.asarray(src, np.int64)
     dst = np.asarray(dst, np.int64)
     _check_relation(src, dst, p)
@@ -236,10 +240,10 @@ def deterministic_program(params: LogPParams, src, dst) -> BuiltProtocol:
         b.ops(procs, OP_SEND, m)
     b.ops(nodes, OP_RECV_ALL, box4)
 
+    # Step 4 is an exchange with cycle slots 0..h-1 instead of 0..r-1.
     ascend = G + height * cb_ascend_level(params)
-    span_h = (h - 1) * G
     schedule = (int(counts.max()) + ascend + descend + r + lsort + depth * slot + r + ascend
-                + descend + 4 * o + span_h + max(L, span_h))
+                + descend + exchange_bound(params, h))
     t_sort = model.t_sort_network(params, r, depth, lsort, merge)
     info = {"protocol": "deterministic", "r": r, "s": s, "h": h, "depth": depth, "slot": slot,
             "network": "batcher-odd-even-merge", "t_sort": t_sort,
