@@ -144,3 +144,30 @@ def test_randomized_batches_match_R():
 def test_protocol_name_errors_suggest_the_closest():
     with pytest.raises(ConfigError, match="did you mean 'randomized'"):
         run_protocol(LogPParams(8, 1, 2, 4), "randomised", h=2)
+
+
+def test_adversarial_randomized_run_stalls_iff_a_round_overloads_a_destination():
+    # With delay L every message of a round to j overlaps in transit, so a stall happens
+    # exactly when some Y_r(j) > ceil(L/G) (section 4.3); uniform delays may avoid it.
+    from netsim_fast.engine.logp_program import OP_SEND, OP_WAIT_UNTIL
+
+    P = LogPParams(L=16, o=1, G=2, p=32)         # capacity 8
+    seen = set()
+    for seed in range(12):
+        src, dst = h_relation(P.p, 16, seed=seed)
+        built = randomized_program(P, src, dst, seed=seed)
+        prog, R = built.program, built.info["R"]
+        rnd = np.full(prog.msg_src.size, -1)
+        for i in range(P.p):
+            cur = -1
+            for k in range(prog.op_ptr[i], prog.op_ptr[i + 1]):
+                if prog.op_code[k] == OP_WAIT_UNTIL:
+                    cur = prog.op_a[k] // (2 * (P.L + P.o))
+                elif prog.op_code[k] == OP_SEND:
+                    rnd[prog.op_a[k]] = cur
+        Y = np.zeros((R + 1, P.p), int)
+        np.add.at(Y, (rnd, prog.msg_dst), 1)
+        res = run(prog, P, delay="max", seed=seed)
+        assert res.stalled == bool(Y[:R].max() > P.capacity)
+        seen.add(res.stalled)
+    assert seen == {True, False}
