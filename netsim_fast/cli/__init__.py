@@ -40,6 +40,7 @@ def _root(
 
 # Command modules register themselves on `app` when imported.
 from netsim_fast.cli import topo  # noqa: E402,F401
+from netsim_fast.cli import bmg  # noqa: E402,F401
 
 
 def main() -> None:

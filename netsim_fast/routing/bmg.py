@@ -109,30 +109,21 @@ def bmg_next_hop(code, n, loops, cur, dst, table):
     int
         A neighbour of ``cur`` (``cur`` itself iff ``cur == dst``; -1 for an unknown code).
     """
+    # One call site per family keeps the compiled dispatcher small (LLVM inlines each site).
     if code == BFS:
         if table.shape[0] == 0:
             return bmg_bfs.search_next(n, cur, dst)
         return bmg_bfs.table_next(n, cur, dst, table)
-    if code == BASIC:
-        return basic_next(n, cur, dst, True)
-    if code == VARIANT:
-        return variant_next(n, cur, dst, True)
-    if code == BITCOUNT:
-        return representation_next(n, cur, dst, 0, False)
-    if code == CBE:
-        return representation_next(n, cur, dst, 0, True)
-    if code == EQUICLASS:
-        return representation_next(n, cur, dst, loops, True)
     if code == CHORD:
         return chord_next(n, cur, dst)
-    if code == BASIC_LINEAR:
-        return basic_next(n, cur, dst, False)
-    if code == VARIANT_LINEAR:
-        return variant_next(n, cur, dst, False)
-    if code == BITCOUNT_NBR:
-        return neighbour_estimate_next(n, cur, dst, 0, False)
-    if code == CBE_NBR:
-        return neighbour_estimate_next(n, cur, dst, 0, True)
+    if code == BASIC or code == BASIC_LINEAR:
+        return basic_next(n, cur, dst, code == BASIC)
+    if code == VARIANT or code == VARIANT_LINEAR:
+        return variant_next(n, cur, dst, code == VARIANT)
+    if code == BITCOUNT or code == CBE or code == EQUICLASS:
+        return representation_next(n, cur, dst, loops if code == EQUICLASS else 0, code != BITCOUNT)
+    if code == BITCOUNT_NBR or code == CBE_NBR:
+        return neighbour_estimate_next(n, cur, dst, 0, code == CBE_NBR)
     return -1
 
 

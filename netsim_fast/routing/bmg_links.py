@@ -39,9 +39,9 @@ def popcount(x):
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    # Byte 7 of the product is the sum of all bytes (<= 64): no carry reaches the sign bit, so
-    # the wrapped int64 product is non-negative and the shift is exact.
-    return (x * 0x0101010101010101) >> 56
+    # Byte 7 of the product is the sum of all bytes (<= 64). Compiled, the int64 product wraps
+    # and its sign bit stays clear; in plain Python (NUMBA_DISABLE_JIT) the mask drops the rest.
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 @njit(**JIT)
