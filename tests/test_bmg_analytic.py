@@ -98,14 +98,18 @@ def test_proof_lists_real_counterexamples_for_too_few_loops():
         assert routed > shortest and est >= routed
 
 
-def test_min_loops_is_the_least_loop_count_whose_routes_are_shortest():
-    ns = [35, 67, 150, 269, 333]
+def test_min_loops_is_the_least_loop_count_whose_routes_or_estimates_are_shortest():
+    ns = [35, 67, 150, 269, 333, 569]     # 569: routes shortest from l = 2, estimates from l = 3
     res = equiclass_proof(min(ns), max(ns), loops=4)
     for n in ns:
         dist = distances(n)
-        least = next(l for l in range(9)
-                     if np.array_equal(route_lengths(r.EQUICLASS, n, l, r.NO_TABLE), dist))
-        assert res["min_loops"][n - min(ns)] == least
+        least_route = next(l for l in range(9)
+                           if np.array_equal(route_lengths(r.EQUICLASS, n, l, r.NO_TABLE), dist))
+        least_estimate = next(l for l in range(9)
+                              if all(estimate(n, d, l, True) == dist[d] for d in range(n)))
+        assert res["min_loops"][n - min(ns)] == least_route
+        assert res["min_loops_estimate"][n - min(ns)] == least_estimate
+    assert res["min_loops"][569 - min(ns)] == 2 and res["min_loops_estimate"][569 - min(ns)] == 3
 
 
 @pytest.mark.slow

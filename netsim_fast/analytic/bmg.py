@@ -231,7 +231,6 @@ def _proof_kernel(n_from, n_to, loops, max_loops, max_examples):
     examples = np.zeros((max_examples, 5), np.int64)
     n_examples = 0
     table = np.zeros((0, 0), np.int32)
-    n_cand = n_candidates(max_loops)
     for i in range(m):
         n = n_from + i
         k = top_exp(n)
@@ -250,29 +249,23 @@ def _proof_kernel(n_from, n_to, loops, max_loops, max_examples):
                     examples[n_examples, 4] = lengths[d]
                     n_examples += 1
         optimal[i] = ok
-        # 2. every loop count at once: the targets of l loops are a prefix of one sequence, so
-        #    a running minimum over that sequence gives each level's estimate and jump
-        weight = np.empty((n, n_cand), np.int64)
-        jump = np.empty((n, n_cand), np.int64)
-        for d in range(1, n):
-            for j in range(n_cand):
-                t = d + candidate_m(j) * n
-                w, copies, plus, minus = split_rep(t, k, True)
-                weight[d, j] = w
-                s = largest_term(k, copies, plus, minus)
-                jump[d, j] = -s if t < 0 else s
+        # 2. every loop count in turn: the targets of l loops are a prefix of one sequence, so a
+        #    running minimum over it, extended by the new targets of each level, gives that
+        #    level's estimate and jump (the same first-minimum rule as estimate_and_jump)
         best = np.full(n, BIG, np.int64)
         best_jump = np.zeros(n, np.int64)
-        done = 0
         succ = np.empty(n, np.int64)
         succ[0] = 0
         for level in range(max_loops + 1):
             lo = 0 if level == 0 else n_candidates(level - 1)
             for d in range(1, n):
                 for j in range(lo, n_candidates(level)):
-                    if weight[d, j] < best[d]:
-                        best[d] = weight[d, j]
-                        best_jump[d] = jump[d, j]
+                    t = d + candidate_m(j) * n
+                    w, copies, plus, minus = split_rep(t, k, True)
+                    if w < best[d]:
+                        best[d] = w
+                        s = largest_term(k, copies, plus, minus)
+                        best_jump[d] = -s if t < 0 else s
                 succ[d] = (d - best_jump[d]) % n
             exact = True
             for d in range(1, n):
@@ -287,10 +280,9 @@ def _proof_kernel(n_from, n_to, loops, max_loops, max_examples):
                 if routed[d] != dist[d]:
                     same = False
                     break
-            if same:
+            if same and min_loops[i] < 0:
                 min_loops[i] = level
-                done = 1
-            if done and min_loops_estimate[i] >= 0:
+            if min_loops[i] >= 0 and min_loops_estimate[i] >= 0:
                 break
     return optimal, min_loops, min_loops_estimate, examples[:n_examples]
 
