@@ -7,7 +7,7 @@ import pytest
 from netsim_fast.errors import ConfigError
 from netsim_fast.routing import bmg as r
 from netsim_fast.routing.bmg_bfs import bfs_from_zero, full_table, search_next
-from netsim_fast.routing.bmg_bits import cbe, check_11, estimate
+from netsim_fast.routing.bmg_bits import cbe, check_11, estimate, naf, split_rep, split_weight
 from netsim_fast.routing.bmg_links import degree, n_slots, popcount, slot_offset, top_exp
 
 SMALL = list(range(3, 41)) + [63, 64, 65, 96, 127, 128, 129]
@@ -38,6 +38,10 @@ def eq1_degree(n):
     if bin(n).count("1") == 2:
         return 2 * c - 2
     return 2 * c
+
+
+def test_top_exp_is_the_exponent_of_the_largest_jump():
+    assert [top_exp(n) for n in range(2, 5000)] == [(n - 1).bit_length() - 1 for n in range(2, 5000)]
 
 
 def test_degree_matches_equation_1_for_every_size_16_to_4096():
@@ -141,6 +145,21 @@ def test_cbe_gives_a_non_adjacent_form_of_minimum_weight():
         assert plus & (plus >> 1) == 0 and minus & (minus >> 1) == 0 and plus & minus == 0
         # weight of the non-adjacent form, the fewest signed powers of two summing to x
         assert popcount(plus) + popcount(minus) == bin(x ^ (3 * x)).count("1")
+
+
+def test_closed_form_naf_equals_the_cbe_of_figure_8():
+    for x in range(1 << 16):
+        assert naf(x) == cbe(x)
+
+
+def test_split_weight_equals_the_weight_of_the_cbe_representation():
+    for k in (3, 6, 10):
+        for t in range(-(9 << k), 9 << k, 7):
+            w, copies, plus, minus = split_rep(t, k, True, False)
+            assert split_rep(t, k, True, True) == (w, copies, plus, minus)   # Fig. 8 CBE, same result
+            assert copies * (1 << k) + plus - minus == abs(t)
+            assert max(plus, minus) < 2 << k                     # every term is a link
+            assert split_weight(t, k, True) == w == copies + popcount(plus) + popcount(minus)
 
 
 @pytest.mark.parametrize("n", SMALL + [1000, 3000])

@@ -22,7 +22,9 @@ from netsim_fast._jit import JIT
 from netsim_fast.errors import ConfigError, SimulationError
 from netsim_fast.routing import bmg as r
 from netsim_fast.routing.bmg_bfs import bfs_from_zero
-from netsim_fast.routing.bmg_bits import BIG, candidate_m, estimate, largest_term, n_candidates, split_rep
+from netsim_fast.routing.bmg_bits import (
+    BIG, candidate_m, estimate, largest_term, n_candidates, split_rep, split_weight,
+)
 from netsim_fast.routing.bmg_links import top_exp
 
 MEASURES = ("estimate", "route")
@@ -261,9 +263,10 @@ def _proof_kernel(n_from, n_to, loops, max_loops, max_examples):
             for d in range(1, n):
                 for j in range(lo, n_candidates(level)):
                     t = d + candidate_m(j) * n
-                    w, copies, plus, minus = split_rep(t, k, True)
+                    w = split_weight(t, k, True)
                     if w < best[d]:
                         best[d] = w
+                        _, copies, plus, minus = split_rep(t, k, True, False)
                         s = largest_term(k, copies, plus, minus)
                         best_jump[d] = -s if t < 0 else s
                 succ[d] = (d - best_jump[d]) % n

@@ -8,7 +8,8 @@ An estimate is always the length of a real walk, so it never undercounts.
 
 - bit counting (3.1): ``T`` in {d, d - n}, the set bits of ``|T|`` (one jump per bit).
 - consecutive-bit elimination, CBE (3.2): ``T`` in {d, d - n}, runs of ones become a carry and a
-  negative jump (``0111 = 1000 - 0001``), with ``check_11`` of Fig. 8.
+  negative jump (``0111 = 1000 - 0001``): ``cbe`` with ``check_11`` of Fig. 8, and ``naf``, the
+  same representation in O(1), which the routers use.
 - equivalence classes (3.3): CBE over ``T = d + m*n``, ``-max(l, 1) <= m <= l`` for ``l`` loops,
   i.e. ``d``, ``|d +- l*n|`` and, for l = 0, the counter-clockwise ``n - d``. With l = 0 it is
   CBE. l >= 4 is optimal for every n in 16..4096 (proved by exhaustion in analytic.bmg).
@@ -74,6 +75,23 @@ def cbe(x):
 
 
 @njit(**JIT)
+def naf(x):
+    """``cbe(x)`` in O(1): the non-adjacent form of ``x >= 0`` from ``x`` and ``3x``.
+
+    CBE turns every run of ones into a carry and a negative jump, which is the non-adjacent form
+    (NAF), and the NAF is unique: its nonzero digits sit where ``x`` and ``3x`` differ (one place
+    higher), positive where ``3x`` has the one. Tests check ``naf == cbe`` for every ``x < 2**16``.
+
+    Returns
+    -------
+    plus, minus : int
+        As ``cbe``.
+    """
+    diff = x ^ (3 * x)
+    return ((3 * x) & diff) >> 1, (x & diff) >> 1
+
+
+@njit(**JIT)
 def n_candidates(loops):
     """Number of targets ``T = d + m*n`` tried with ``loops`` loops: 2 for l = 0, else ``2l + 1``."""
     return 2 if loops == 0 else 2 * loops + 1
@@ -90,15 +108,25 @@ def candidate_m(j):
 
 
 @njit(**JIT)
-def split_rep(t, k, use_cbe):
+def split_rep(t, k, use_cbe, literal):
     """Cheapest representation of the target ``|t|`` with jumps up to ``2**k``.
+
+    Parameters
+    ----------
+    t : int
+        Target (its sign is the caller's business).
+    k : int
+        Exponent of the largest jump.
+    use_cbe : bool
+        False for bit counting: only ``|t| < 2**(k+1)`` makes sense, and its set bits are the jumps.
+    literal : bool
+        True: run the CBE of Fig. 8 (``cbe``); False: the same representation in O(1) (``naf``).
 
     Returns
     -------
     weight, copies, plus, minus : int
         ``|t| = copies * 2**k + plus - minus`` with ``weight = copies + popcount(plus) +
-        popcount(minus)`` jumps. Without ``use_cbe`` (bit counting) only ``|t| < 2**(k+1)`` makes
-        sense and the set bits of ``|t|`` are the jumps.
+        popcount(minus)`` jumps, every one a link.
     """
     a = abs(t)
     if not use_cbe:
@@ -110,10 +138,13 @@ def split_rep(t, k, use_cbe):
     c0 = a >> k
     for c in (c0, c0 + 1):
         v = a - (c << k)
-        if v >= 0:
-            p, m = cbe(v)
+        # a negative remainder is minus the representation of -v: swap the two parts
+        if literal:
+            p, m = cbe(abs(v))
         else:
-            m, p = cbe(-v)
+            p, m = naf(abs(v))
+        if v < 0:
+            p, m = m, p
         w = c + popcount(p) + popcount(m)
         if w < best:
             best = w
@@ -136,6 +167,42 @@ def largest_term(k, copies, plus, minus):
 
 
 @njit(**JIT)
+def naf_weight(x):
+    """Number of jumps of ``cbe(x)`` (``x >= 0``) in O(1): ``popcount(x ^ 3x)`` (see ``naf``)."""
+    return popcount(x ^ (3 * x))
+
+
+@njit(**JIT)
+def split_weight(t, k, use_cbe):
+    """``split_rep(t, k, use_cbe, literal)[0]`` without building the representation."""
+    a = abs(t)
+    if not use_cbe:
+        return popcount(a)
+    c0 = a >> k
+    w_down = c0 + naf_weight(a - (c0 << k))
+    w_up = c0 + 1 + naf_weight(((c0 + 1) << k) - a)
+    return min(w_down, w_up)
+
+
+@njit(**JIT)
+def best_target(n, d, loops, use_cbe):
+    """Hop estimate of the clockwise distance ``0 < d < n`` and the target ``T`` that achieves it.
+
+    The first target of least weight in the order of ``candidate_m``; weights by ``split_weight``.
+    """
+    k = top_exp(n)
+    best = BIG
+    best_t = 0
+    for j in range(n_candidates(loops)):
+        t = d + candidate_m(j) * n
+        w = split_weight(t, k, use_cbe)
+        if w < best:
+            best = w
+            best_t = t
+    return best, best_t
+
+
+@njit(**JIT)
 def estimate_and_jump(n, d, loops, use_cbe):
     """Hop estimate of the clockwise distance ``d`` and the signed jump the router takes.
 
@@ -155,27 +222,28 @@ def estimate_and_jump(n, d, loops, use_cbe):
     estimate, jump : int
         Number of jumps of the cheapest representation found, and its largest term (signed:
         positive is clockwise). ``(0, 0)`` for ``d = 0``.
+
+    Notes
+    -----
+    Targets are weighed and split in O(1) (``split_weight``, ``naf``), which gives the CBE of
+    Fig. 8 without its loop; bench/bmg_timing.py also times the literal form (``cbe`` on every
+    target), which routes identically.
     """
     if d == 0:
         return 0, 0
+    best, t = best_target(n, d, loops, use_cbe)
     k = top_exp(n)
-    best = BIG
-    jump = 0
-    for j in range(n_candidates(loops)):
-        t = d + candidate_m(j) * n
-        w, copies, plus, minus = split_rep(t, k, use_cbe)
-        if w < best:
-            best = w
-            jump = largest_term(k, copies, plus, minus)
-            if t < 0:
-                jump = -jump
-    return best, jump
+    _, copies, plus, minus = split_rep(t, k, use_cbe, False)
+    jump = largest_term(k, copies, plus, minus)
+    return best, -jump if t < 0 else jump
 
 
 @njit(**JIT)
 def estimate(n, d, loops, use_cbe):
     """Hop estimate only (see ``estimate_and_jump``)."""
-    return estimate_and_jump(n, d, loops, use_cbe)[0]
+    if d == 0:
+        return 0
+    return best_target(n, d, loops, use_cbe)[0]
 
 
 @njit(**JIT)

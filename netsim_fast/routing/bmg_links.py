@@ -19,15 +19,6 @@ from netsim_fast._jit import JIT
 
 
 @njit(**JIT)
-def top_exp(n):
-    """Exponent ``K`` of the largest jump: ``2**K < n <= 2**(K+1)`` (``n >= 2``)."""
-    k = 0
-    while (2 << k) < n:
-        k += 1
-    return k
-
-
-@njit(**JIT)
 def popcount(x):
     """Number of set bits of a non-negative int64, in O(1) (parallel bit counting).
 
@@ -54,6 +45,12 @@ def high_bit(x):
     x |= x >> 16
     x |= x >> 32
     return x - (x >> 1)
+
+
+@njit(**JIT)
+def top_exp(n):
+    """Exponent ``K`` of the largest jump: ``2**K < n <= 2**(K+1)`` (``n >= 2``), in O(1)."""
+    return popcount(high_bit(n - 1) - 1)
 
 
 @njit(**JIT)
