@@ -1,0 +1,156 @@
+"""Packet engine against the naive reference, plus properties the paper's model relies on."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from netsim_fast.engine.packet_run import simulate_packets
+from netsim_fast.errors import ConfigError, DeadlockError
+from netsim_fast.routing.table import build_minimal_table
+from netsim_fast.topologies import mesh, torus
+from netsim_fast.workloads import messages as wm
+
+from _graphs import random_regular
+from reference import packet_naive
+
+POLICIES = ["fifo", "srpf", "lrpf", "random"]
+
+
+def _compare(topo, msgs, **opts):
+    res = simulate_packets(topo, msgs, **opts)
+    want, hops, max_queue = packet_naive.simulate(
+        topo, msgs.src.tolist(), msgs.dst.tolist(), msgs.release_cycle.tolist(), **opts)
+    assert res.delivered_cycle.tolist() == want
+    assert res.hops.tolist() == hops
+    assert res.max_queue == max_queue
+    return res
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("path_choice", ["fixed", "random"])
+def test_kernel_matches_naive_per_packet_on_random_regular_graph(policy, path_choice):
+    topo = random_regular(12, 3, seed=2)
+    msgs = wm.random_messages(12, 6, np.random.default_rng(5))
+    res = _compare(topo, msgs, policy=policy, path_choice=path_choice, seed=11)
+    assert res.status == "done"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.nojit
+def test_kernel_matches_naive_one_port_and_bounded_buffers(policy):
+    topo = torus([3, 4])
+    msgs = wm.total_exchange(12)
+    _compare(topo, msgs, policy=policy, one_port=True, seed=3)
+    _compare(topo, msgs, policy=policy, queue_capacity=2, path_choice="random", seed=4)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.sampled_from([6, 8, 10]),
+    per_node=st.integers(0, 5),
+    policy=st.sampled_from(POLICIES),
+    path_choice=st.sampled_from(["fixed", "random"]),
+    one_port=st.booleans(),
+    capacity=st.sampled_from([0, 0, 1, 3]),
+    late=st.integers(0, 4),
+    seed=st.integers(0, 2**64 - 1),
+)
+def test_kernel_matches_naive_on_random_small_configs(n, per_node, policy, path_choice, one_port,
+                                                      capacity, late, seed):
+    topo = random_regular(n, 3, seed=seed % 7)
+    rng = np.random.default_rng(seed % 1000)
+    msgs = wm.random_messages(n, per_node, rng)
+    release = rng.integers(0, late + 1, size=msgs.n_messages)
+    msgs = wm.make_messages(msgs.src, msgs.dst, release)
+    opts = dict(policy=policy, path_choice=path_choice, one_port=one_port,
+                queue_capacity=capacity, seed=seed)
+    try:
+        res = simulate_packets(topo, msgs, **opts)
+    except DeadlockError:
+        return  # bounded buffers may deadlock; the naive engine has no watchdog
+    want, hops, _ = packet_naive.simulate(topo, msgs.src.tolist(), msgs.dst.tolist(),
+                                          release.tolist(), **opts)
+    assert res.delivered_cycle.tolist() == want
+    assert res.hops.tolist() == hops
+    # conservation: every cycle's traversals add up to the hops, deliveries to the packets
+    assert res.sent_per_cycle.sum() == res.packet_hops == sum(hops)
+    assert res.delivered_per_cycle.sum() == msgs.n_messages
+
+
+@pytest.mark.nojit
+def test_uncontended_packet_takes_exactly_its_distance():
+    topo = torus([8])
+    res = simulate_packets(topo, wm.make_messages([0, 5], [3, 4], [2, 0]))
+    assert res.delivered_cycle.tolist() == [5, 1]
+    assert res.latency.tolist() == [3, 1]
+    assert res.cycles == res.completion_cycles == 5
+
+
+def test_minimal_routing_hops_equal_distances_and_links_carry_one_packet_per_cycle():
+    topo = random_regular(64, 4, seed=0)
+    table = build_minimal_table(topo)
+    msgs = wm.random_messages(64, 8, np.random.default_rng(0))
+    res = simulate_packets(topo, msgs, table=table, path_choice="random", seed=9)
+    assert np.array_equal(res.hops, table.dist[msgs.src, msgs.dst])
+    assert res.sent_per_cycle.max() <= topo.n_links
+    assert res.packet_hops == int(table.dist[msgs.src, msgs.dst].sum())
+    # every cycle each non-empty queue sends: the cycle count is at least the busiest link's load
+    assert res.cycles >= int(np.ceil(res.packet_hops / topo.n_links))
+
+
+def test_same_seed_same_run_and_seed_changes_random_choices():
+    topo = random_regular(32, 4, seed=1)
+    msgs = wm.random_messages(32, 8, np.random.default_rng(2))
+    a = simulate_packets(topo, msgs, policy="random", path_choice="random", seed=5)
+    b = simulate_packets(topo, msgs, policy="random", path_choice="random", seed=5)
+    c = simulate_packets(topo, msgs, policy="random", path_choice="random", seed=6)
+    assert np.array_equal(a.delivered_cycle, b.delivered_cycle)
+    assert not np.array_equal(a.delivered_cycle, c.delivered_cycle)
+
+
+def test_one_port_is_slower_than_full_port_under_load():
+    topo = random_regular(32, 4, seed=1)
+    msgs = wm.random_messages(32, 16, np.random.default_rng(2))
+    full = simulate_packets(topo, msgs)
+    one = simulate_packets(topo, msgs, one_port=True)
+    assert one.cycles > full.cycles
+    assert one.sent_per_cycle.max() <= 32
+
+
+def test_bounded_buffers_finish_on_a_mesh_with_lowest_port_routing_and_cost_cycles():
+    # on a mesh the lowest minimal port is dimension order (x before y): no cyclic waiting
+    topo = mesh([4, 4])
+    msgs = wm.total_exchange(16)
+    free = simulate_packets(topo, msgs)
+    tight = simulate_packets(topo, msgs, queue_capacity=1)
+    assert tight.status == "done"
+    assert tight.cycles > free.cycles
+    assert np.array_equal(tight.hops, free.hops)
+
+
+def test_deadlock_watchdog_fires_on_a_ring_of_full_buffers():
+    # a ring where every node sends 3 messages two hops clockwise: with capacity 1 and one
+    # transit place per link the clockwise cycle of full queues blocks forever
+    topo = torus([6])
+    src = np.repeat(np.arange(6), 6)
+    dst = (src + 3) % 6
+    with pytest.raises(DeadlockError) as info:
+        simulate_packets(topo, wm.make_messages(src, dst), queue_capacity=1, deadlock_cycles=5)
+    assert info.value.result.status == "deadlock"
+    assert info.value.result.delivered_cycle.min() == -1
+
+
+def test_rejects_self_messages_unknown_policy_and_negative_capacity():
+    topo = torus([4])
+    with pytest.raises(ConfigError, match="itself"):
+        simulate_packets(topo, wm.make_messages([1], [1]))
+    with pytest.raises(ConfigError, match="did you mean 'lrpf'"):
+        simulate_packets(topo, wm.make_messages([0], [1]), policy="lrfp")
+    with pytest.raises(ConfigError, match="queue_capacity"):
+        simulate_packets(topo, wm.make_messages([0], [1]), queue_capacity=-1)
+
+
+def test_empty_workload_finishes_in_zero_cycles():
+    res = simulate_packets(torus([4]), wm.make_messages([], []))
+    assert res.cycles == 0 and res.summary()["packets"] == 0
