@@ -37,7 +37,8 @@ class PacketResult:
     packets: int
     max_queue: int
     packet_hops: int
-    sim_seconds: float
+    sim_seconds: float  # path computation + kernel
+    route_seconds: float  # path computation alone
     compile_seconds: float
     status: str
     options: dict
@@ -86,6 +87,7 @@ class PacketResult:
             "latency_max": int(lat.max(initial=0)),
             "packet_hops": self.packet_hops,
             "sim_seconds": self.sim_seconds,
+            "route_seconds": self.route_seconds,
             "compile_seconds": self.compile_seconds,
             "packet_hops_per_second": rate,
         }
@@ -214,23 +216,27 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
     path_code = pk.PATH_CHOICES[path_choice] if path_code is None else path_code
     link_node, link_to, _ = topo.links()
     n_classes = 1
+    max_len = int(table.dist[messages.src, messages.dst].max(initial=0))
     if policy_code in (pk.POLICY_SRPF, pk.POLICY_LRPF):
-        n_classes = int(table.dist.max()) + 1
+        n_classes = max_len + 1
         if n_classes * link_node.size > _MAX_BAGS:
             raise ConfigError(
                 f"policy {policy!r} keeps one queue per (link, distance): {link_node.size} links x "
                 f"{n_classes} distances exceeds {_MAX_BAGS}; use fifo or random on this topology"
             )
+    seed_u64 = seed_to_u64(seed)
     state = pk.new_state(
-        topo.n_nodes, topo.n_ports - 1, link_node, link_to, messages.src, messages.dst,
-        messages.release_cycle, policy=policy_code, path_choice=path_code, one_port=one_port,
-        queue_capacity=capacity, n_classes=n_classes,
-        deadlock_cycles=deadlock_cycles if capacity > 0 else 0,
-        seed_u64=seed_to_u64(seed), batch_cycles=batch_cycles,
+        topo.link_id, link_node, link_to, messages.src, messages.dst, messages.release_cycle,
+        max_len, policy=policy_code, one_port=one_port, queue_capacity=capacity,
+        n_classes=n_classes, deadlock_cycles=deadlock_cycles if capacity > 0 else 0,
+        seed_u64=seed_u64, batch_cycles=batch_cycles,
     )
-    link_id = np.ascontiguousarray(topo.link_id)
+    t0 = time.perf_counter()
+    pk.compute_paths(state.pkt, table.port_mask, np.ascontiguousarray(topo.link_id),
+                     np.ascontiguousarray(topo.nbr), path_code, np.uint64(seed_u64))
+    route_s = time.perf_counter() - t0
     series = ([], [], [])
-    elapsed = 0.0
+    kernel_s = 0.0
     status = pk.RUNNING
     while status == pk.RUNNING:
         todo = batch_cycles
@@ -239,11 +245,11 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
             if todo <= 0:
                 break
         t0 = time.perf_counter()
-        status = pk.advance(state, link_id, table, todo)
-        elapsed += time.perf_counter() - t0
+        status = pk.advance(state, todo)
+        kernel_s += time.perf_counter() - t0
         filled = int(state.counters[pk.C_TS_LEN])
-        for store, arr in zip(series, (state.ts_queued, state.ts_sent, state.ts_delivered)):
-            store.append(arr[:filled].copy())
+        for store, col in zip(series, (pk.TS_QUEUED, pk.TS_SENT, pk.TS_DELIVERED)):
+            store.append(state.ts[:filled, col].copy())
     names = {pk.DONE: "done", pk.ERR_DEADLOCK: "deadlock", pk.RUNNING: "max_cycles"}
     queued, sent, delivered = (np.concatenate(s) if s else np.zeros(0, np.int64) for s in series)
     result = PacketResult(
@@ -251,13 +257,14 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         packets=int(messages.src.size),
         max_queue=int(state.counters[pk.C_MAX_QUEUE]),
         packet_hops=int(state.counters[pk.C_HOPS]),
-        sim_seconds=elapsed,
+        sim_seconds=route_s + kernel_s,
+        route_seconds=route_s,
         compile_seconds=compile_s,
         status=names[status],
         options={"policy": policy, "path_choice": path_choice, "one_port": bool(one_port),
                  "queue_capacity": capacity, "seed": int(seed)},
         src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
-        delivered_cycle=state.pkt_delivered, hops=state.pkt_hops,
+        delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pk.PK_HOPS].copy(),
         delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
     )
     if status == pk.ERR_DEADLOCK:

@@ -104,33 +104,34 @@ def table_from_masks(dist: np.ndarray, port_mask: np.ndarray) -> MinimalTable:
     return MinimalTable(dist=dist, port_mask=port_mask)
 
 
+# The kernels call the ``*_in_mask`` forms on ``table.port_mask`` directly: a call passing fewer
+# arrays costs fewer Numba reference-count updates in a hot loop.
+
+
 @njit(**JIT)
-def count_minimal_ports(table, node, dst):
-    """Number of minimal next-hop ports from ``node`` towards ``dst`` (0 if node == dst)."""
+def count_in_mask(port_mask, node, dst):
+    """Number of set bits of ``port_mask[node, dst]``."""
     total = 0
-    row = table.port_mask[node, dst]
-    for w in range(row.shape[0]):
-        total += _POPCOUNT8[row[w]]
+    for w in range(port_mask.shape[2]):
+        total += _POPCOUNT8[port_mask[node, dst, w]]
     return total
 
 
 @njit(**JIT)
-def first_minimal_port(table, node, dst):
-    """Lowest port on a shortest path from ``node`` to ``dst``; -1 if there is none."""
-    row = table.port_mask[node, dst]
-    for w in range(row.shape[0]):
-        byte = row[w]
+def first_in_mask(port_mask, node, dst):
+    """Lowest set bit of ``port_mask[node, dst]``; -1 if none."""
+    for w in range(port_mask.shape[2]):
+        byte = port_mask[node, dst, w]
         if byte != 0:
             return 8 * w + _LOWBIT8[byte]
     return -1
 
 
 @njit(**JIT)
-def nth_minimal_port(table, node, dst, k):
-    """The ``k``-th (0-based, ascending) minimal port from ``node`` to ``dst``; -1 if none."""
-    row = table.port_mask[node, dst]
-    for w in range(row.shape[0]):
-        byte = np.int64(row[w])
+def nth_in_mask(port_mask, node, dst, k):
+    """The ``k``-th (0-based, ascending) set bit of ``port_mask[node, dst]``; -1 if none."""
+    for w in range(port_mask.shape[2]):
+        byte = np.int64(port_mask[node, dst, w])
         c = _POPCOUNT8[byte]
         if k >= c:
             k -= c
@@ -143,12 +144,30 @@ def nth_minimal_port(table, node, dst, k):
 
 
 @njit(**JIT)
+def count_minimal_ports(table, node, dst):
+    """Number of minimal next-hop ports from ``node`` towards ``dst`` (0 if node == dst)."""
+    return count_in_mask(table.port_mask, node, dst)
+
+
+@njit(**JIT)
+def first_minimal_port(table, node, dst):
+    """Lowest port on a shortest path from ``node`` to ``dst``; -1 if there is none."""
+    return first_in_mask(table.port_mask, node, dst)
+
+
+@njit(**JIT)
+def nth_minimal_port(table, node, dst, k):
+    """The ``k``-th (0-based, ascending) minimal port from ``node`` to ``dst``; -1 if none."""
+    return nth_in_mask(table.port_mask, node, dst, k)
+
+
+@njit(**JIT)
 def minimal_ports(table, node, dst, out):
     """Write the minimal ports from ``node`` to ``dst`` (ascending) into ``out``; return the count."""
     count = 0
-    row = table.port_mask[node, dst]
-    for w in range(row.shape[0]):
-        byte = np.int64(row[w])
+    mask = table.port_mask
+    for w in range(mask.shape[2]):
+        byte = np.int64(mask[node, dst, w])
         while byte != 0:
             out[count] = 8 * w + _LOWBIT8[byte]
             count += 1
