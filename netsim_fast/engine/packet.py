@@ -41,19 +41,20 @@ A packet released at ``r`` that needs ``d`` hops without waiting is delivered at
 
 Data layout
 -----------
-One int32 row per packet, ``pkt[p, :]``: eight header fields (``PK_*``) followed by the
-packet's path (link ids), so a hop touches one or two cache lines of the packet and no
-routing table; ``PK_LEN - PK_HOPS`` is the remaining distance (srpf/lrpf class). One int64
-row per link, ``lnk[l, LK_*]``. Queues are doubly linked lists threaded through the packet
-rows, one list ("bag") per link for fifo/random and one per (link, remaining distance) for
-srpf/lrpf: selection is O(1) for fifo and O(1) plus a scan over empty distance classes for
-srpf/lrpf, O(queue length) for random. The ``PK_PREV`` of a bag's head is not kept (a
-head pop then touches no other packet). Links with packets are found through a two-level
-bitmap, so a cycle costs O(packets sent), not O(N).
+One int32 row per packet, ``pkt[p, :]``: four header fields (``PK_*``) followed by the
+packet's path (link ids), so a hop reads one cache line of the packet and no routing table;
+``PK_LEN - PK_HOPS`` is the remaining distance (the srpf/lrpf class). Queues are ring
+buffers of packet ids ("bags": one per link for fifo/random, one per (link, remaining
+distance) for srpf/lrpf) carved out of one pool (packet_pool.py), each entry beside its
+order key ``stamp << 31 | tie``; sending pops a ring head, arriving pushes at a ring tail,
+so a hop touches no other packet. Selection is O(1) for fifo, O(1) plus a scan over empty
+distance classes for srpf/lrpf, and O(1) plus a shift of the shorter side for random.
+Links with packets are found through a two-level bitmap, so a cycle costs O(packets sent),
+not O(N).
 
 ``advance`` is one function on purpose: Numba keeps reference-count updates for every array
 passed to a helper that contains a loop, which made a helper-per-step kernel several times
-slower (bench/packet_speed.py); the helpers left take scalars.
+slower (bench/packet_speed.py); helpers are called only on rare paths (a ring that grows).
 
 Notes
 -----
@@ -70,8 +71,27 @@ import numpy as np
 from numba import njit
 
 from netsim_fast._jit import JIT
-from netsim_fast.engine.rng import STREAM_PATH, STREAM_SELECT, STREAM_TIE, draw, draw_below
-from netsim_fast.routing.table import count_in_mask, first_in_mask, nth_in_mask
+from netsim_fast.engine.packet_pool import (
+    BG_CAP,
+    BG_FIELDS,
+    BG_HEAD,
+    BG_LEN,
+    BG_OFF,
+    RG_KEY,
+    RG_PKT,
+    grow_bag,
+    pool_size,
+)
+from netsim_fast.engine.rng import (
+    STREAM_PATH,
+    STREAM_SELECT,
+    STREAM_TIE,
+    draw_below,
+    draw_keyed,
+    draw_keyed_below,
+    stream_key,
+)
+from netsim_fast.routing.table import _LOWBIT8, count_in_mask, first_in_mask, nth_in_mask
 
 NONE = -1
 
@@ -84,19 +104,15 @@ PATH_CHOICES = {"fixed": PATH_FIXED, "random": PATH_RANDOM}
 RUNNING, DONE, ERR_DEADLOCK = 0, 1, 2
 
 # pkt[p, .] header fields (int32); the path follows from column PK_PATH
-PK_DST = 0    # destination node
-PK_SRC = 1    # source node
-PK_LEN = 2    # path length in links
-PK_HOPS = 3   # links crossed so far; the link it waits for is pkt[p, PK_PATH + hops]
-PK_NEXT = 4   # next packet in the same bag, NONE at the tail
-PK_PREV = 5   # previous packet in the same bag, NONE (or stale) at the head
-PK_STAMP = 6  # cycle in which it entered its queue
-PK_TIE = 7    # random order key among packets entering a queue together (then the id)
-PK_PATH = 8
+PK_HOPS = 0  # links crossed so far; the link it waits for is pkt[p, PK_PATH + hops]
+PK_LEN = 1   # path length in links
+PK_DST = 2   # destination node
+PK_SRC = 3   # source node
+PK_PATH = 4
 # lnk[l, .] fields (int64)
 LK_NODE = 0     # node holding the queue
 LK_TO = 1       # node at the far end
-LK_LEN = 2      # packets queued
+LK_LEN = 2      # packets queued (all classes); unused with one class (the bag's length)
 LK_LO = 3       # srpf: no non-empty class below; n_classes when empty
 LK_HI = 4       # lrpf: no non-empty class above; -1 when empty
 LK_TRANSIT = 5  # bounded buffers: transit packets queued or granted a place
@@ -109,11 +125,12 @@ P_POLICY, P_ONE_PORT, P_CAPACITY, P_CLASSES, P_DEADLOCK, P_NET_PORTS = range(6)
 N_PARAMS = 6
 # counters[] slots
 (C_CYCLE, C_INJ_PTR, C_DELIVERED, C_QUEUED, C_HOPS, C_MAX_QUEUE, C_IDLE, C_TS_LEN,
- C_PENDING) = range(9)
-N_COUNTERS = 9
+ C_PENDING, C_POOL_TOP) = range(10)
+N_COUNTERS = 10
 
+_TIE_BITS = 31
 _U1 = np.uint64(1)
-_U33 = np.uint64(33)
+_U33 = np.uint64(64 - _TIE_BITS)
 _DEBRUIJN64 = np.uint64(0x03F79D71B4CB0A89)
 _SHIFT58 = np.uint64(58)
 _CTZ_TABLE = np.zeros(64, dtype=np.int64)
@@ -130,7 +147,8 @@ class PacketState(NamedTuple):
     pkt_delivered: np.ndarray  # int64[P]: delivery cycle (module docstring), -1 before
     inj_order: np.ndarray      # int64[P]: packet ids sorted by (release, id)
     lnk: np.ndarray            # int64[L, LK_FIELDS]
-    bags: np.ndarray           # int64[L * C, 2]: head and tail packet of each bag, NONE if empty
+    bag: np.ndarray            # int64[L * C, BG_FIELDS]: ring offset, capacity, head, length
+    ring: np.ndarray           # int64[S, 2]: the ring pool, (order key, packet id) per entry
     act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
     act_l2: np.ndarray         # uint64[ceil(L/4096)]: bit w set iff act_l1[w] != 0
     node_rr: np.ndarray        # int64[N]: one-port round-robin pointer (next port to try)
@@ -154,26 +172,57 @@ def choose_port(port_mask, path_choice, seed, node, dst, pkt, hops):
 
 
 @njit(**JIT)
-def compute_paths(pkt, port_mask, link_id, nbr, path_choice, seed):
-    """Fill ``pkt[:, PK_PATH:]`` and ``PK_LEN`` from ``PK_SRC``/``PK_DST`` (hop-major loop,
-    so the table lookups of different packets overlap in memory)."""
-    n_pkt = pkt.shape[0]
-    cur = pkt[:, PK_SRC].astype(np.int64)
-    hop = 0
-    active = n_pkt
-    while active > 0:
-        active = 0
-        for p in range(n_pkt):
-            node = cur[p]
-            dst = pkt[p, PK_DST]
-            if node == dst:
-                continue
-            port = choose_port(port_mask, path_choice, seed, node, dst, p, hop)
-            pkt[p, PK_PATH + hop] = link_id[node, port]
-            cur[p] = nbr[node, port]
-            pkt[p, PK_LEN] = hop + 1
-            active += 1
-        hop += 1
+def order_by_destination(dst, n_nodes):
+    """Packet ids grouped by destination (a counting sort, stable): int64[P]."""
+    start = np.zeros(n_nodes + 1, np.int64)
+    for p in range(dst.shape[0]):
+        start[dst[p] + 1] += 1
+    for v in range(n_nodes):
+        start[v + 1] += start[v]
+    order = np.empty(dst.shape[0], np.int64)
+    for p in range(dst.shape[0]):
+        order[start[dst[p]]] = p
+        start[dst[p]] += 1
+    return order
+
+
+_PATH_BLOCK = 64  # packets routed side by side: independent lookup chains overlap in the CPU
+
+
+@njit(**JIT)
+def compute_paths(pkt, order, port_mask, link_id, nbr, path_choice, seed):
+    """Fill ``pkt[:, PK_PATH:]`` and ``PK_LEN`` from ``PK_SRC`` and ``PK_DST``.
+
+    ``order`` lists the packets grouped by destination, so the table row of one destination
+    (``port_mask[dst]``) serves all its packets from the cache; blocks of ``_PATH_BLOCK``
+    packets advance one hop at a time, so their dependent lookups interleave.
+    """
+    n_bytes = port_mask.shape[2]
+    n_pkt = order.shape[0]
+    cur = np.empty(_PATH_BLOCK, np.int64)
+    for lo in range(0, n_pkt, _PATH_BLOCK):
+        hi = min(n_pkt, lo + _PATH_BLOCK)
+        for i in range(lo, hi):
+            cur[i - lo] = pkt[order[i], PK_SRC]
+        hop = 0
+        active = hi - lo
+        while active > 0:
+            active = 0
+            for i in range(lo, hi):
+                p = order[i]
+                node = cur[i - lo]
+                dst = np.int64(pkt[p, PK_DST])
+                if node == dst:
+                    continue
+                if path_choice == PATH_FIXED and n_bytes == 1:
+                    port = np.int64(_LOWBIT8[port_mask[dst, node, 0]])
+                else:
+                    port = choose_port(port_mask, path_choice, seed, node, dst, p, hop)
+                pkt[p, PK_PATH + hop] = link_id[node, port]
+                cur[i - lo] = nbr[node, port]
+                pkt[p, PK_LEN] = hop + 1
+                active += 1
+            hop += 1
 
 
 def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy, one_port,
@@ -186,15 +235,17 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
     n_w2 = max(1, (n_w1 + 63) // 64)
     width = -(-(PK_PATH + max_len) // 16) * 16  # whole 64-byte lines per row
     pkt = np.full((n_pkt, width), NONE, np.int32)
+    pkt[:, PK_HOPS] = 0
+    pkt[:, PK_LEN] = 0
     pkt[:, PK_DST] = dst
     pkt[:, PK_SRC] = src
-    pkt[:, PK_LEN] = 0
-    pkt[:, PK_HOPS] = 0
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
     lnk[:, LK_TO] = link_to
     lnk[:, LK_LO] = n_classes
     lnk[:, LK_HI] = -1
+    bag = np.zeros((n_links * n_classes, BG_FIELDS), np.int64)
+    size = pool_size(n_pkt, n_links)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_POLICY] = policy
     params[P_ONE_PORT] = int(one_port)
@@ -208,7 +259,8 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         pkt_delivered=np.full(n_pkt, -1, np.int64),
         inj_order=np.argsort(release, kind="stable").astype(np.int64),
         lnk=lnk,
-        bags=np.full((n_links * n_classes, 2), NONE, np.int64),
+        bag=bag,
+        ring=np.zeros((size, 2), np.int64),
         act_l1=np.zeros(n_w1, np.uint64),
         act_l2=np.zeros(n_w2, np.uint64),
         node_rr=np.zeros(n_nodes, np.int64),
@@ -248,7 +300,8 @@ def advance(st, n_cycles):
     delivered_at = st.pkt_delivered
     inj_order = st.inj_order
     lnk = st.lnk
-    bags = st.bags
+    bag = st.bag
+    ring = st.ring
     act_l1 = st.act_l1
     act_l2 = st.act_l2
     node_rr = st.node_rr
@@ -262,8 +315,11 @@ def advance(st, n_cycles):
     n_classes = st.params[P_CLASSES]
     deadlock = st.params[P_DEADLOCK]
     n_ports = st.params[P_NET_PORTS]
-    seed = st.seed[0]
+    tie_key = stream_key(st.seed[0], STREAM_TIE)
+    select_key = stream_key(st.seed[0], STREAM_SELECT)
     n_pkt = pkt.shape[0]
+    max_queue = counters[C_MAX_QUEUE]
+    queued = counters[C_QUEUED]
 
     limit = min(n_cycles, ts.shape[0])
     counters[C_TS_LEN] = 0
@@ -275,6 +331,7 @@ def advance(st, n_cycles):
         # -- 1. enqueue: last cycle's arrivals (random tie order), then this cycle's releases
         n_pending = counters[C_PENDING]
         ptr = counters[C_INJ_PTR]
+        n_enqueued = 0
         k = 0
         while True:
             if k < n_pending:
@@ -283,7 +340,8 @@ def advance(st, n_cycles):
                 if p == NONE:
                     continue  # delivered
                 at_tail = False
-                tie = np.int64(draw(seed, STREAM_TIE, p, pkt[p, PK_HOPS]) >> _U33)
+                key = cycle << _TIE_BITS | np.int64(
+                    draw_keyed(tie_key, p, pkt[p, PK_HOPS]) >> _U33)
             else:
                 if ptr >= n_pkt:
                     break
@@ -292,50 +350,55 @@ def advance(st, n_cycles):
                     break
                 ptr += 1
                 at_tail = True
-                tie = 0
+                key = cycle << _TIE_BITS
             hops = pkt[p, PK_HOPS]
             link = np.int64(pkt[p, PK_PATH + hops])
             cls = 0
             if n_classes > 1:
                 cls = np.int64(pkt[p, PK_LEN] - hops)
-            bag = link * n_classes + cls
-            pkt[p, PK_STAMP] = cycle
-            pkt[p, PK_TIE] = tie
-            head = bags[bag, 0]
-            after = bags[bag, 1]
+            g = link * n_classes + cls
+            n = bag[g, BG_LEN]
+            if n == bag[g, BG_CAP]:
+                grow_bag(bag, ring, counters, C_POOL_TOP, g)
+            off = bag[g, BG_OFF]
+            mask = bag[g, BG_CAP] - 1
+            head = bag[g, BG_HEAD]
+            pos = n
             if not at_tail:
-                # same-cycle arrivals sit at the tail: walk back past those with a larger key
-                while after != NONE and pkt[after, PK_STAMP] == cycle and (
-                        pkt[after, PK_TIE] > tie or (pkt[after, PK_TIE] == tie and after > p)):
-                    after = NONE if after == head else pkt[after, PK_PREV]
-            pkt[p, PK_PREV] = after
-            if after == NONE:
-                nxt = head
-                bags[bag, 0] = p
-            else:
-                nxt = pkt[after, PK_NEXT]
-                pkt[after, PK_NEXT] = p
-            pkt[p, PK_NEXT] = nxt
-            if nxt == NONE:
-                bags[bag, 1] = p
-            else:
-                pkt[nxt, PK_PREV] = p
-            length = lnk[link, LK_LEN] + 1
-            lnk[link, LK_LEN] = length
+                # same-cycle arrivals sit at the tail: move those with a larger key back one
+                while pos > 0:
+                    j = off + ((head + pos - 1) & mask)
+                    kj = ring[j, RG_KEY]
+                    if kj < key or (kj == key and ring[j, RG_PKT] < p):
+                        break
+                    i = off + ((head + pos) & mask)
+                    ring[i, RG_KEY] = kj
+                    ring[i, RG_PKT] = ring[j, RG_PKT]
+                    pos -= 1
+            i = off + ((head + pos) & mask)
+            ring[i, RG_KEY] = key
+            ring[i, RG_PKT] = p
+            bag[g, BG_LEN] = n + 1
+            length = n + 1  # one bag per link: the bag is the queue
+            if n_classes > 1:
+                length = lnk[link, LK_LEN] + 1
+                lnk[link, LK_LEN] = length
             if length == 1:
                 w = link >> 6
                 act_l1[w] |= _U1 << np.uint64(link & 63)
                 act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
-            if cls < lnk[link, LK_LO]:
-                lnk[link, LK_LO] = cls
-            if cls > lnk[link, LK_HI]:
-                lnk[link, LK_HI] = cls
-            if length > counters[C_MAX_QUEUE]:
-                counters[C_MAX_QUEUE] = length
-            counters[C_QUEUED] += 1
+            if n_classes > 1:
+                if cls < lnk[link, LK_LO]:
+                    lnk[link, LK_LO] = cls
+                if cls > lnk[link, LK_HI]:
+                    lnk[link, LK_HI] = cls
+            if length > max_queue:
+                max_queue = length
+            n_enqueued += 1
+        queued += n_enqueued
         counters[C_INJ_PTR] = ptr
         counters[C_PENDING] = 0
-        ts[b, TS_QUEUED] = counters[C_QUEUED]
+        ts[b, TS_QUEUED] = queued
 
         # -- 2. send: active links in ascending id (one-port: active nodes, ports round-robin)
         n_moved = 0
@@ -349,10 +412,11 @@ def advance(st, n_cycles):
                 while x1 != 0:
                     first = w * 64 + _ctz(x1)
                     x1 &= x1 - _U1
-                    node = lnk[first, LK_NODE]
+                    node = NONE
                     n_try = 1
                     start = 0
                     if one_port:
+                        node = lnk[first, LK_NODE]
                         if node == last_node:
                             continue
                         last_node = node
@@ -364,67 +428,65 @@ def advance(st, n_cycles):
                         if one_port:
                             port = (start + t) % n_ports
                             link = node_link[node, port]
-                            if link < 0 or lnk[link, LK_LEN] == 0:
+                            if link < 0 or (bag[link, BG_LEN] == 0 if n_classes == 1
+                                            else lnk[link, LK_LEN] == 0):
                                 continue
-                        # select by policy
-                        base = link * n_classes
-                        bag = base
-                        if policy == POLICY_FIFO:
-                            p = bags[base, 0]
-                        elif policy == POLICY_SRPF:
+                        # select by policy: bag g, position k in queue order
+                        g = link * n_classes
+                        k = 0
+                        if policy == POLICY_SRPF:
                             c = lnk[link, LK_LO]
-                            while bags[base + c, 0] == NONE:
+                            while bag[g + c, BG_LEN] == 0:
                                 c += 1
                             lnk[link, LK_LO] = c
-                            bag = base + c
-                            p = bags[bag, 0]
+                            g += c
                         elif policy == POLICY_LRPF:
                             c = lnk[link, LK_HI]
-                            while bags[base + c, 0] == NONE:
+                            while bag[g + c, BG_LEN] == 0:
                                 c -= 1
                             lnk[link, LK_HI] = c
-                            bag = base + c
-                            p = bags[bag, 0]
-                        else:
-                            p = bags[base, 0]
-                            for _ in range(draw_below(seed, STREAM_SELECT, link, cycle,
-                                                      lnk[link, LK_LEN])):
-                                p = pkt[p, PK_NEXT]
-                        hops = pkt[p, PK_HOPS]
+                            g += c
+                        elif policy == POLICY_RANDOM:
+                            k = draw_keyed_below(select_key, link, cycle, bag[g, BG_LEN])
+                        off = bag[g, BG_OFF]
+                        mask = bag[g, BG_CAP] - 1
+                        head = bag[g, BG_HEAD]
+                        p = ring[off + ((head + k) & mask), RG_PKT]
                         # bounded buffers: reserve a transit place downstream or idle
-                        if capacity > 0 and hops + 1 < pkt[p, PK_LEN]:
-                            nlink = pkt[p, PK_PATH + hops + 1]
-                            if lnk[nlink, LK_TRANSIT] >= capacity:
-                                continue
-                            lnk[nlink, LK_TRANSIT] += 1
-                        # unlink from its bag (the head's PK_PREV is stale: not read)
-                        nxt = pkt[p, PK_NEXT]
-                        if p == bags[bag, 0]:
-                            bags[bag, 0] = nxt
-                            if nxt == NONE:
-                                bags[bag, 1] = NONE
-                        else:
-                            prv = pkt[p, PK_PREV]
-                            pkt[prv, PK_NEXT] = nxt
-                            if nxt == NONE:
-                                bags[bag, 1] = prv
-                            else:
-                                pkt[nxt, PK_PREV] = prv
-                        length = lnk[link, LK_LEN] - 1
-                        lnk[link, LK_LEN] = length
+                        if capacity > 0:
+                            hops = pkt[p, PK_HOPS]
+                            if hops + 1 < pkt[p, PK_LEN]:
+                                nlink = pkt[p, PK_PATH + hops + 1]
+                                if lnk[nlink, LK_TRANSIT] >= capacity:
+                                    continue
+                                lnk[nlink, LK_TRANSIT] += 1
+                        # remove entry k: shift the entries before it one place back
+                        n = bag[g, BG_LEN]
+                        for j in range(k, 0, -1):
+                            dst_i = off + ((head + j) & mask)
+                            src_i = off + ((head + j - 1) & mask)
+                            ring[dst_i, RG_KEY] = ring[src_i, RG_KEY]
+                            ring[dst_i, RG_PKT] = ring[src_i, RG_PKT]
+                        bag[g, BG_HEAD] = (head + 1) & mask
+                        bag[g, BG_LEN] = n - 1
+                        length = n - 1
+                        if n_classes > 1:
+                            length = lnk[link, LK_LEN] - 1
+                            lnk[link, LK_LEN] = length
                         if length == 0:
                             lw = link >> 6
                             act_l1[lw] &= ~(_U1 << np.uint64(link & 63))
                             if act_l1[lw] == 0:
                                 act_l2[lw >> 6] &= ~(_U1 << np.uint64(lw & 63))
-                            lnk[link, LK_LO] = n_classes
-                            lnk[link, LK_HI] = -1
-                        counters[C_QUEUED] -= 1
+                            if n_classes > 1:
+                                lnk[link, LK_LO] = n_classes
+                                lnk[link, LK_HI] = -1
                         moved[n_moved] = p
                         n_moved += 1
                         if one_port:
                             node_rr[node] = (port + 1) % n_ports
                         break
+        queued -= n_moved
 
         # -- 3. arrive: deliver, or wait to be queued at the start of the next cycle
         n_delivered = 0
@@ -447,9 +509,11 @@ def advance(st, n_cycles):
         counters[C_DELIVERED] += n_delivered
         counters[C_CYCLE] = cycle + 1
         counters[C_TS_LEN] = b + 1
+        counters[C_MAX_QUEUE] = max_queue
+        counters[C_QUEUED] = queued
         if counters[C_DELIVERED] == n_pkt:
             return DONE
-        if n_moved == 0 and counters[C_QUEUED] > 0:
+        if n_moved == 0 and queued > 0:
             counters[C_IDLE] += 1
             if deadlock > 0 and counters[C_IDLE] >= deadlock:
                 return ERR_DEADLOCK

@@ -232,7 +232,8 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         seed_u64=seed_u64, batch_cycles=batch_cycles,
     )
     t0 = time.perf_counter()
-    pk.compute_paths(state.pkt, table.port_mask, np.ascontiguousarray(topo.link_id),
+    order = pk.order_by_destination(messages.dst, topo.n_nodes)
+    pk.compute_paths(state.pkt, order, table.port_mask, np.ascontiguousarray(topo.link_id),
                      np.ascontiguousarray(topo.nbr), path_code, np.uint64(seed_u64))
     route_s = time.perf_counter() - t0
     series = ([], [], [])

@@ -5,9 +5,11 @@ every (node, destination), the distance and the set of ports whose neighbour is 
 closer, as a bitmask of bytes. Both engines read it through the @njit helpers below.
 
 Memory: ``dist`` is int16[N, N] and ``port_mask`` uint8[N, N, W] with ``W = ceil(ports/8)``,
-so a 4096-node graph of degree <= 8 needs 2 x 16 MiB. The byte mask keeps the (node, dst)
-entry of low-degree graphs in one byte next to its neighbours in memory; a kernel touches
-``dist[node, dst]`` and ``port_mask[node, dst, :]`` once per hop.
+so a 4096-node graph of degree <= 8 needs 32 + 16 MiB. The mask is indexed
+``port_mask[dst, node, :]`` (destination first): every lookup on the way to one destination
+stays in one row (4 KiB for N = 4096, W = 1), so routing the packets of one destination one
+after the other (the packet engine's ``compute_paths``) hits the cache. Use the accessor
+functions rather than indexing the mask by hand.
 
 Any routing that can be written as "allowed next ports per (node, destination)" with every
 allowed port one step closer in ``dist`` fits the same ``MinimalTable`` and runs on the packet
@@ -38,9 +40,9 @@ class MinimalTable(NamedTuple):
 
     dist : int16[n_nodes, n_nodes]
         Hops from node (row) to destination (column); -1 if unreachable.
-    port_mask : uint8[n_nodes, n_nodes, n_bytes]
-        Bit ``p % 8`` of byte ``p // 8`` is set iff port ``p`` of the node leads one hop closer
-        to the destination. Empty for node == destination.
+    port_mask : uint8[n_nodes (destination), n_nodes (node), n_bytes]
+        Bit ``p % 8`` of byte ``p // 8`` of ``port_mask[dst, node]`` is set iff port ``p`` of
+        the node leads one hop closer to the destination. Empty for node == destination.
     """
 
     dist: np.ndarray
@@ -88,12 +90,12 @@ def build_minimal_table(topo) -> MinimalTable:
         rows = np.nonzero(has)[0]
         nb_dist = dist[nbr[rows, port]].astype(np.int32)  # [rows, N] distances from the neighbour
         ok = (nb_dist == closer_target[rows]) & (closer_target[rows] >= 0)
-        mask[rows, :, port // 8] |= ok.astype(np.uint8) << np.uint8(port % 8)
+        mask[:, rows, port // 8] |= ok.T.astype(np.uint8) << np.uint8(port % 8)
     return MinimalTable(dist=dist, port_mask=mask)
 
 
 def table_from_masks(dist: np.ndarray, port_mask: np.ndarray) -> MinimalTable:
-    """Wrap a routing given as allowed-port masks; checks the shapes and dtypes the kernels need."""
+    """Wrap a routing given as allowed-port masks ``[dst, node, W]``; checks shapes and dtypes."""
     dist = np.ascontiguousarray(dist, dtype=np.int16)
     port_mask = np.ascontiguousarray(port_mask, dtype=np.uint8)
     if dist.ndim != 2 or port_mask.shape[:2] != dist.shape or port_mask.ndim != 3:
@@ -110,18 +112,18 @@ def table_from_masks(dist: np.ndarray, port_mask: np.ndarray) -> MinimalTable:
 
 @njit(**JIT)
 def count_in_mask(port_mask, node, dst):
-    """Number of set bits of ``port_mask[node, dst]``."""
+    """Number of set bits of ``port_mask[dst, node]``."""
     total = 0
     for w in range(port_mask.shape[2]):
-        total += _POPCOUNT8[port_mask[node, dst, w]]
+        total += _POPCOUNT8[port_mask[dst, node, w]]
     return total
 
 
 @njit(**JIT)
 def first_in_mask(port_mask, node, dst):
-    """Lowest set bit of ``port_mask[node, dst]``; -1 if none."""
+    """Lowest set bit of ``port_mask[dst, node]``; -1 if none."""
     for w in range(port_mask.shape[2]):
-        byte = port_mask[node, dst, w]
+        byte = port_mask[dst, node, w]
         if byte != 0:
             return 8 * w + _LOWBIT8[byte]
     return -1
@@ -129,9 +131,9 @@ def first_in_mask(port_mask, node, dst):
 
 @njit(**JIT)
 def nth_in_mask(port_mask, node, dst, k):
-    """The ``k``-th (0-based, ascending) set bit of ``port_mask[node, dst]``; -1 if none."""
+    """The ``k``-th (0-based, ascending) set bit of ``port_mask[dst, node]``; -1 if none."""
     for w in range(port_mask.shape[2]):
-        byte = np.int64(port_mask[node, dst, w])
+        byte = np.int64(port_mask[dst, node, w])
         c = _POPCOUNT8[byte]
         if k >= c:
             k -= c
@@ -167,7 +169,7 @@ def minimal_ports(table, node, dst, out):
     count = 0
     mask = table.port_mask
     for w in range(mask.shape[2]):
-        byte = np.int64(mask[node, dst, w])
+        byte = np.int64(mask[dst, node, w])
         while byte != 0:
             out[count] = 8 * w + _LOWBIT8[byte]
             count += 1

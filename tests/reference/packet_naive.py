@@ -9,6 +9,7 @@ from collections import deque
 
 MASK = (1 << 64) - 1
 G = 0x9E3779B97F4A7C15
+H = 0xD1B54A32D192ED03
 PATH, TIE, SELECT = 1, 2, 3
 
 
@@ -19,9 +20,8 @@ def _mix(z):
 
 
 def draw(seed, stream, a, b):
-    h = _mix((seed + (stream + 1) * G) & MASK)
-    h = _mix((h + (a + 1) * G) & MASK)
-    return _mix((h + (b + 1) * G) & MASK)
+    key = _mix((seed + (stream + 1) * G) & MASK)
+    return _mix((key + (a + 1) * G + (b + 1) * H) & MASK)
 
 
 def bfs_distances(nbr):
