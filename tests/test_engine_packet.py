@@ -158,13 +158,15 @@ def test_empty_workload_finishes_in_zero_cycles():
 
 
 @pytest.mark.nojit
-def test_ring_pool_grows_and_compacts_without_losing_order():
+@pytest.mark.parametrize("n_bags", [6, 40])
+def test_ring_pool_grows_and_compacts_without_losing_order(n_bags):
+    # 40 bags: empty bags (shrunk to no ring by a compaction) are grown when the pool is full
     from collections import deque
 
     from netsim_fast.engine import packet_pool as pp
 
     rng = np.random.default_rng(0)
-    n_bags, max_live = 6, 50
+    max_live = 50
     size = pp.pool_size(max_live, n_bags)
     bag = np.zeros((n_bags, pp.BG_FIELDS), np.int64)
     ring = np.zeros((size, 2), np.int64)
@@ -192,6 +194,10 @@ def test_ring_pool_grows_and_compacts_without_losing_order():
             bag[g, pp.BG_LEN] -= 1
             live -= 1
         assert counters[0] <= size
+        assert bag[:, pp.BG_LEN].max() <= bag[:, pp.BG_CAP].max()
+        used = bag[bag[:, pp.BG_CAP] > 0]
+        spans = sorted((o, o + c) for o, c in used[:, :2])
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # rings never overlap
     assert compactions > 0
     for g in range(n_bags):
         off, cap, head, n = bag[g]
@@ -209,3 +215,18 @@ def test_ring_pool_compaction_keeps_queue_order():
     for policy in POLICIES:
         _compare(topo, msgs, policy=policy, seed=2)
     assert packet_pool.pool_size(360, topo.n_links) < 4 * 360 + 2 * topo.n_links + 100
+
+
+@pytest.mark.nojit
+def test_growing_an_empty_bag_when_the_pool_is_full_gives_it_a_ring():
+    from netsim_fast.engine import packet_pool as pp
+
+    bag = np.zeros((3, pp.BG_FIELDS), np.int64)
+    ring = np.zeros((8, 2), np.int64)
+    counters = np.array([8])  # pool exhausted by rings that have been emptied since
+    bag[0] = [0, 4, 1, 0]
+    bag[1] = [4, 4, 0, 1]
+    pp.grow_bag(bag, ring, counters, 0, 2)
+    assert bag[2, pp.BG_CAP] >= pp.MIN_CAP
+    assert bag[2, pp.BG_OFF] + bag[2, pp.BG_CAP] <= 8
+    assert bag[0, pp.BG_CAP] == 0 and bag[1, pp.BG_CAP] == pp.MIN_CAP

@@ -93,7 +93,7 @@ def grow_bag(bag, ring, counters, top_slot, g):
         _compact(bag, ring, counters, top_slot)
         if bag[g, BG_LEN] < bag[g, BG_CAP]:
             return  # compaction rounded its capacity up: room already
-        new_cap = 2 * bag[g, BG_CAP]
+        new_cap = max(MIN_CAP, 2 * bag[g, BG_CAP])  # an empty bag was shrunk to no ring
     top = counters[top_slot]
     off = bag[g, BG_OFF]
     mask = bag[g, BG_CAP] - 1
