@@ -230,3 +230,10 @@ def test_growing_an_empty_bag_when_the_pool_is_full_gives_it_a_ring():
     assert bag[2, pp.BG_CAP] >= pp.MIN_CAP
     assert bag[2, pp.BG_OFF] + bag[2, pp.BG_CAP] <= 8
     assert bag[0, pp.BG_CAP] == 0 and bag[1, pp.BG_CAP] == pp.MIN_CAP
+
+
+def test_srpf_refuses_paths_longer_than_its_class_bitmask():
+    topo = torus([140])
+    with pytest.raises(ConfigError, match="at most 62 hops"):
+        simulate_packets(topo, wm.make_messages([0], [70]), policy="srpf")
+    assert simulate_packets(topo, wm.make_messages([0], [70])).cycles == 70

@@ -47,8 +47,9 @@ packet's path (link ids), so a hop reads one cache line of the packet and no rou
 buffers of packet ids ("bags": one per link for fifo/random, one per (link, remaining
 distance) for srpf/lrpf) carved out of one pool (packet_pool.py), each entry beside its
 order key ``stamp << 31 | tie``; sending pops a ring head, arriving pushes at a ring tail,
-so a hop touches no other packet. Selection is O(1) for fifo, O(1) plus a scan over empty
-distance classes for srpf/lrpf, and O(1) plus a shift of the shorter side for random.
+so a hop touches no other packet. Selection is O(1) for fifo, and for srpf/lrpf through a
+per-link bitmask of non-empty distance classes (so paths are limited to ``MAX_CLASSES - 1``
+hops with these policies); ``random`` shifts the entries ahead of the chosen one.
 Links with packets are found through a two-level bitmap, so a cycle costs O(packets sent),
 not O(N).
 
@@ -113,8 +114,8 @@ PK_PATH = 4
 LK_NODE = 0     # node holding the queue
 LK_TO = 1       # node at the far end
 LK_LEN = 2      # packets queued (all classes); unused with one class (the bag's length)
-LK_LO = 3       # srpf: no non-empty class below; n_classes when empty
-LK_HI = 4       # lrpf: no non-empty class above; -1 when empty
+LK_CLASSES = 3  # srpf/lrpf: bit c set iff the bag of remaining distance c is non-empty
+MAX_CLASSES = 63  # distance classes a LK_CLASSES bitmask holds (bits 0..62 of an int64)
 LK_TRANSIT = 5  # bounded buffers: transit packets queued or granted a place
 LK_FIELDS = 8
 # ts[b, .] per-cycle series
@@ -242,8 +243,6 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
     lnk[:, LK_TO] = link_to
-    lnk[:, LK_LO] = n_classes
-    lnk[:, LK_HI] = -1
     bag = np.zeros((n_links * n_classes, BG_FIELDS), np.int64)
     size = pool_size(n_pkt, n_links)
     params = np.zeros(N_PARAMS, np.int64)
@@ -277,6 +276,17 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
 def _ctz(x):
     """Index of the lowest set bit of a non-zero uint64 (de Bruijn multiplication)."""
     return _CTZ_TABLE[((x & (~x + _U1)) * _DEBRUIJN64) >> _SHIFT58]
+
+
+@njit(**JIT)
+def _msb(x):
+    """Index of the highest set bit of a positive int64 (binary search)."""
+    r = 0
+    for shift in (32, 16, 8, 4, 2, 1):
+        if x >> shift:
+            x >>= shift
+            r += shift
+    return r
 
 
 @njit(**JIT)
@@ -387,11 +397,8 @@ def advance(st, n_cycles):
                 w = link >> 6
                 act_l1[w] |= _U1 << np.uint64(link & 63)
                 act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
-            if n_classes > 1:
-                if cls < lnk[link, LK_LO]:
-                    lnk[link, LK_LO] = cls
-                if cls > lnk[link, LK_HI]:
-                    lnk[link, LK_HI] = cls
+            if n_classes > 1 and n == 0:
+                lnk[link, LK_CLASSES] |= np.int64(1) << cls
             if length > max_queue:
                 max_queue = length
             n_enqueued += 1
@@ -435,17 +442,9 @@ def advance(st, n_cycles):
                         g = link * n_classes
                         k = 0
                         if policy == POLICY_SRPF:
-                            c = lnk[link, LK_LO]
-                            while bag[g + c, BG_LEN] == 0:
-                                c += 1
-                            lnk[link, LK_LO] = c
-                            g += c
+                            g += _ctz(np.uint64(lnk[link, LK_CLASSES]))
                         elif policy == POLICY_LRPF:
-                            c = lnk[link, LK_HI]
-                            while bag[g + c, BG_LEN] == 0:
-                                c -= 1
-                            lnk[link, LK_HI] = c
-                            g += c
+                            g += _msb(lnk[link, LK_CLASSES])
                         elif policy == POLICY_RANDOM:
                             k = draw_keyed_below(select_key, link, cycle, bag[g, BG_LEN])
                         off = bag[g, BG_OFF]
@@ -471,6 +470,8 @@ def advance(st, n_cycles):
                         bag[g, BG_LEN] = n - 1
                         length = n - 1
                         if n_classes > 1:
+                            if n == 1:
+                                lnk[link, LK_CLASSES] &= ~(np.int64(1) << (g - link * n_classes))
                             length = lnk[link, LK_LEN] - 1
                             lnk[link, LK_LEN] = length
                         if length == 0:
@@ -478,9 +479,6 @@ def advance(st, n_cycles):
                             act_l1[lw] &= ~(_U1 << np.uint64(link & 63))
                             if act_l1[lw] == 0:
                                 act_l2[lw >> 6] &= ~(_U1 << np.uint64(lw & 63))
-                            if n_classes > 1:
-                                lnk[link, LK_LO] = n_classes
-                                lnk[link, LK_HI] = -1
                         moved[n_moved] = p
                         n_moved += 1
                         if one_port:

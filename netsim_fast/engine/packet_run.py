@@ -19,8 +19,6 @@ from netsim_fast.routing.table import MinimalTable, build_minimal_table
 
 DEFAULT_BATCH_CYCLES = 1024
 DEFAULT_DEADLOCK_CYCLES = 64
-# bags of srpf/lrpf: one (head, tail) pair per (link, distance); refuse beyond 256 MiB
-_MAX_BAGS = 1 << 25
 
 _compile_seconds: list[float] = []
 
@@ -219,10 +217,10 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
     max_len = int(table.dist[messages.src, messages.dst].max(initial=0))
     if policy_code in (pk.POLICY_SRPF, pk.POLICY_LRPF):
         n_classes = max_len + 1
-        if n_classes * link_node.size > _MAX_BAGS:
+        if n_classes > pk.MAX_CLASSES:
             raise ConfigError(
-                f"policy {policy!r} keeps one queue per (link, distance): {link_node.size} links x "
-                f"{n_classes} distances exceeds {_MAX_BAGS}; use fifo or random on this topology"
+                f"policy {policy!r} supports paths of at most {pk.MAX_CLASSES - 1} hops; this "
+                f"workload has a path of {max_len} hops; use fifo or random on this topology"
             )
     seed_u64 = seed_to_u64(seed)
     state = pk.new_state(
