@@ -1,6 +1,46 @@
-"""Topologies: pure Python + numpy builders returning an immutable ``Topology`` of port tables."""
+"""Topologies: pure Python + numpy builders returning an immutable ``Topology`` of port tables.
+
+``build_topology(cfg)`` builds the topology a validated ``Config`` describes; the builders
+themselves (``torus``, ``bmg``, ``random_regular``, ``from_networkx``, ...) are public for
+notebooks and tests.
+"""
 
 from netsim_fast.topologies.base import NONE, Topology, TopoArrays
+from netsim_fast.topologies.circulant import bmg, circulant, complete, ring
+from netsim_fast.topologies.debruijn import debruijn
+from netsim_fast.topologies.edgelist import from_edgelist_file, from_networkx
+from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.topologies.torus import coordinates, hypercube, mesh, torus
 
-__all__ = ["NONE", "Topology", "TopoArrays", "coordinates", "hypercube", "mesh", "torus"]
+
+def build_topology(cfg) -> Topology:
+    """The ``Topology`` of a validated ``netsim_fast.config.Config``."""
+    kind = cfg.topology
+    if kind == "torus":
+        return torus(cfg.dims)
+    if kind == "mesh":
+        return mesh(cfg.dims)
+    if kind == "hypercube":
+        return hypercube(len(cfg.dims))
+    if kind == "rrg":
+        return random_regular(cfg.nodes, cfg.degree, cfg.graph_seed)
+    if kind == "debruijn":
+        return debruijn(cfg.base, cfg.nodes)
+    if kind == "bmg":
+        return bmg(cfg.nodes)
+    if kind == "circulant":
+        return circulant(cfg.nodes, cfg.jumps)
+    if kind == "ring":
+        return ring(cfg.nodes)
+    if kind == "complete":
+        return complete(cfg.nodes)
+    if kind == "edgelist":
+        return from_edgelist_file(cfg.file)
+    raise ValueError(f"no builder for topology {kind!r}")  # Config validation makes this unreachable
+
+
+__all__ = [
+    "NONE", "Topology", "TopoArrays", "bmg", "build_topology", "circulant", "complete",
+    "coordinates", "debruijn", "from_edgelist_file", "from_networkx", "hypercube", "mesh",
+    "random_regular", "ring", "torus",
+]

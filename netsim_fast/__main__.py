@@ -1,0 +1,5 @@
+"""``python -m netsim_fast`` runs the CLI."""
+
+from netsim_fast.cli import main
+
+main()

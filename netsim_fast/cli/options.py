@@ -1,0 +1,37 @@
+"""Options shared by several commands, declared once as ``Annotated`` aliases."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+_TOPO = "Topology"
+
+TopologyOpt = Annotated[str, typer.Option(
+    "--topology", rich_help_panel=_TOPO,
+    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist")]
+KOpt = Annotated[Optional[int], typer.Option("--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh).")]
+NOpt = Annotated[Optional[int], typer.Option(
+    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh: default 2 with --k; hypercube: 2^N nodes).")]
+DimsOpt = Annotated[Optional[str], typer.Option(
+    "--dims", rich_help_panel=_TOPO, help="Radix per dimension, dimension 0 first, e.g. 8,8,4 (torus, mesh).")]
+NodesOpt = Annotated[Optional[int], typer.Option(
+    "--nodes", rich_help_panel=_TOPO, help="Node count (rrg, debruijn, bmg, circulant, ring, complete).")]
+DegreeOpt = Annotated[Optional[int], typer.Option("--degree", rich_help_panel=_TOPO, help="Degree R of a random regular graph.")]
+BaseOpt = Annotated[Optional[int], typer.Option(
+    "--base", rich_help_panel=_TOPO, help="de Bruijn base B (default 2); --nodes must be a power of it.")]
+JumpsOpt = Annotated[Optional[str], typer.Option("--jumps", rich_help_panel=_TOPO, help="Circulant jumps, e.g. 1,2,5.")]
+FileOpt = Annotated[Optional[str], typer.Option(
+    "--file", rich_help_panel=_TOPO, help="Edge-list file: one 'u v' link per line, optional first line 'nodes N'.")]
+GraphSeedOpt = Annotated[Optional[int], typer.Option(
+    "--graph-seed", rich_help_panel=_TOPO, help="Seed of a random topology (default: the value of --seed).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the traffic (and of a random topology unless --graph-seed).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of the table.")]
+
+
+def topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed) -> dict:
+    """The Config fields of the topology options, dropping those not given."""
+    given = dict(topology=topology, k=k, n=n, dims=dims, nodes=nodes, degree=degree, base=base,
+                 jumps=jumps, file=file, graph_seed=graph_seed)
+    return {key: value for key, value in given.items() if value is not None}

@@ -1,0 +1,291 @@
+"""One typed, validated description of an experiment.
+
+``Config`` is flat on purpose: its field names are the ``netsim-fast run`` option names
+(``--packet-flits`` -> ``packet_flits``), so a sweep spec, the CLI, a trace's stored config and
+a notebook all speak the same words. Every user-input error is raised here, in one place, as a
+``ConfigError`` whose one-line message names the option, the value found and what is allowed.
+
+Construction normalises as well as validates: ``dims`` becomes a tuple of radices, the routing
+defaults to ``dor`` on grids and ``minimal`` elsewhere, ``graph_seed`` defaults to ``seed``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import asdict, dataclass, fields, replace
+
+from netsim_fast.errors import ConfigError
+
+TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist")
+GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
+MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse early
+
+# Options each topology takes (besides --topology and the seeds).
+TOPOLOGY_OPTIONS = {
+    "torus": ("k", "n", "dims"),
+    "mesh": ("k", "n", "dims"),
+    "hypercube": ("n",),
+    "rrg": ("nodes", "degree"),
+    "debruijn": ("nodes", "base"),
+    "bmg": ("nodes",),
+    "circulant": ("nodes", "jumps"),
+    "ring": ("nodes",),
+    "complete": ("nodes",),
+    "edgelist": ("file",),
+}
+_ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file")
+
+
+def bad(option: str, value, allowed: str) -> ConfigError:
+    """The house error: ``--option value: what is allowed``."""
+    shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
+    return ConfigError(f"--{option.replace('_', '-')} {shown}: {allowed}")
+
+
+def unknown_choice(option: str, value: str, choices) -> ConfigError:
+    close = difflib.get_close_matches(str(value), list(choices), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return bad(option, value, f"unknown; choose one of {', '.join(choices)}{hint}")
+
+
+def parse_int_list(option: str, text) -> tuple[int, ...]:
+    """'8,8,4' -> (8, 8, 4); tuples and lists pass through; errors name the option."""
+    if text is None:
+        return None
+    if isinstance(text, (tuple, list)):
+        items = list(text)
+    else:
+        items = [t for t in str(text).replace(" ", "").split(",") if t != ""]
+    try:
+        values = tuple(int(t) for t in items)
+    except (TypeError, ValueError):
+        raise bad(option, text, "expected comma-separated integers such as 8,8,4") from None
+    if not values:
+        raise bad(option, text, "expected at least one integer")
+    return values
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """An experiment: topology, routing, workload, engine parameters, seed and output.
+
+    Only the topology part is read by ``netsim-fast topo``; ``netsim-fast run`` reads it all.
+    See the README ("CLI") for every option; field name = option name with ``_`` for ``-``.
+    """
+
+    # -- topology --------------------------------------------------------------------------
+    topology: str = "torus"
+    k: int | None = None
+    n: int | None = None
+    dims: tuple[int, ...] | None = None
+    nodes: int | None = None
+    degree: int | None = None
+    base: int | None = None
+    jumps: tuple[int, ...] | None = None
+    file: str | None = None
+    graph_seed: int | None = None
+    # -- routing ---------------------------------------------------------------------------
+    routing: str | None = None
+    # -- randomness ------------------------------------------------------------------------
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        _normalise_and_validate(self)
+
+    # -- derived -----------------------------------------------------------------------------
+    @property
+    def radix(self) -> tuple[int, ...] | None:
+        """Radix per dimension of a grid topology (dimension 0 first), else None."""
+        return self.dims if self.topology in GRID_TOPOLOGIES else None
+
+    @property
+    def n_nodes(self) -> int | None:
+        if self.radix is not None:
+            return math.prod(self.radix)
+        return self.nodes
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        for key, value in out.items():
+            if isinstance(value, tuple):
+                out[key] = ",".join(map(str, value))
+        return out
+
+    def replace(self, **changes) -> "Config":
+        return replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Config":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise unknown_choice("option", unknown[0].replace("_", "-"), sorted(n.replace("_", "-") for n in known))
+        return cls(**data)
+
+
+# -- validation ----------------------------------------------------------------------------
+
+
+def _set(cfg: Config, name: str, value) -> None:
+    object.__setattr__(cfg, name, value)
+
+
+def _require_int(option: str, value, low: int | None = None, high: int | None = None, what: str = "") -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise bad(option, value, f"expected an integer{what}")
+    if low is not None and value < low:
+        raise bad(option, value, f"must be >= {low}{what}")
+    if high is not None and value > high:
+        raise bad(option, value, f"must be <= {high}{what}")
+
+
+def _normalise_and_validate(cfg: Config) -> None:
+    _validate_topology(cfg)
+    _validate_seeds(cfg)
+    _validate_routing(cfg)
+
+
+def _validate_seeds(cfg: Config) -> None:
+    _require_int("seed", cfg.seed, 0, 2**63 - 1)
+    if cfg.graph_seed is None:
+        _set(cfg, "graph_seed", cfg.seed)
+    _require_int("graph-seed", cfg.graph_seed, 0, 2**63 - 1)
+
+
+def _validate_topology(cfg: Config) -> None:
+    kind = cfg.topology
+    if kind not in TOPOLOGIES:
+        raise unknown_choice("topology", kind, TOPOLOGIES)
+    _set(cfg, "dims", parse_int_list("dims", cfg.dims))
+    _set(cfg, "jumps", parse_int_list("jumps", cfg.jumps))
+    allowed = TOPOLOGY_OPTIONS[kind]
+    for option in _ALL_TOPOLOGY_OPTIONS:
+        if option not in allowed and getattr(cfg, option) is not None:
+            takes = ", ".join(f"--{o}" for o in allowed)
+            raise bad(option, getattr(cfg, option), f"does not apply to --topology {kind} (it takes {takes})")
+    for option in ("k", "n", "nodes", "degree", "base"):
+        _require_int(option, getattr(cfg, option))
+    _TOPOLOGY_CHECKS[kind](cfg)
+    n_nodes = cfg.n_nodes
+    if n_nodes is not None and n_nodes > MAX_NODES:
+        raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
+                  f"{n_nodes} nodes exceed the limit of {MAX_NODES}")
+
+
+def _check_grid(cfg: Config) -> None:
+    if cfg.dims is not None:
+        if cfg.k is not None or cfg.n is not None:
+            raise bad("dims", cfg.dims, "give either --dims or --k/--n, not both")
+        for radix in cfg.dims:
+            if radix < 2:
+                raise bad("dims", cfg.dims, "every radix must be >= 2")
+        return
+    if cfg.k is None:
+        raise bad("k", None, f"--topology {cfg.topology} needs --k K (with --n N, default 2) or --dims k0,k1,...")
+    _require_int("k", cfg.k, 2, what=" (the radix of every dimension)")
+    n = 2 if cfg.n is None else cfg.n
+    _require_int("n", n, 1, what=" (the number of dimensions)")
+    if cfg.k ** n > MAX_NODES:
+        raise bad("k", cfg.k, f"{cfg.k}^{n} nodes exceed the limit of {MAX_NODES}")
+    _set(cfg, "dims", (cfg.k,) * n)
+    _set(cfg, "k", None)
+    _set(cfg, "n", None)
+
+
+def _check_hypercube(cfg: Config) -> None:
+    if cfg.n is None:
+        raise bad("n", None, "--topology hypercube needs --n N (2^N nodes)")
+    _require_int("n", cfg.n, 1, 20, " (the hypercube dimension)")
+    _set(cfg, "dims", (2,) * cfg.n)
+    _set(cfg, "n", None)
+
+
+def _need_nodes(cfg: Config, low: int) -> None:
+    if cfg.nodes is None:
+        raise bad("nodes", None, f"--topology {cfg.topology} needs --nodes N")
+    _require_int("nodes", cfg.nodes, low, MAX_NODES, f" for --topology {cfg.topology}")
+
+
+def _check_rrg(cfg: Config) -> None:
+    _need_nodes(cfg, 3)
+    if cfg.degree is None:
+        raise bad("degree", None, "--topology rrg needs --degree R")
+    _require_int("degree", cfg.degree, 2, what=" (a connected regular graph needs degree >= 2)")
+    if cfg.degree >= cfg.nodes:
+        raise bad("degree", cfg.degree, f"must be < --nodes {cfg.nodes} (a simple graph has at most N-1 neighbours)")
+    if (cfg.nodes * cfg.degree) % 2:
+        raise bad("degree", cfg.degree, f"--nodes {cfg.nodes} times --degree {cfg.degree} is odd; an r-regular graph needs N*r even")
+
+
+def _check_debruijn(cfg: Config) -> None:
+    base = 2 if cfg.base is None else cfg.base
+    _require_int("base", base, 2)
+    _set(cfg, "base", base)
+    _need_nodes(cfg, 2)
+    size = 1
+    while size < cfg.nodes:
+        size *= base
+    if size != cfg.nodes:
+        raise bad("nodes", cfg.nodes, f"must be a power of --base {base} for --topology debruijn")
+
+
+def _check_circulant(cfg: Config) -> None:
+    _need_nodes(cfg, 3)
+    if cfg.jumps is None:
+        raise bad("jumps", None, "--topology circulant needs --jumps j1,j2,... (e.g. 1,2,5)")
+    for j in cfg.jumps:
+        if not 1 <= j < cfg.nodes:
+            raise bad("jumps", cfg.jumps, f"every jump must be in 1..{cfg.nodes - 1}")
+    g = cfg.nodes
+    for j in cfg.jumps:
+        g = math.gcd(g, j)
+    if g != 1:
+        raise bad("jumps", cfg.jumps, f"the graph is disconnected (gcd of jumps and --nodes {cfg.nodes} is {g}); include a jump coprime to the size")
+
+
+def _check_edgelist(cfg: Config) -> None:
+    if not cfg.file:
+        raise bad("file", None, "--topology edgelist needs --file PATH (one 'u v' link per line)")
+
+
+_TOPOLOGY_CHECKS = {
+    "torus": _check_grid,
+    "mesh": _check_grid,
+    "hypercube": _check_hypercube,
+    "rrg": _check_rrg,
+    "debruijn": _check_debruijn,
+    "bmg": lambda cfg: _need_nodes(cfg, 3),
+    "circulant": _check_circulant,
+    "ring": lambda cfg: _need_nodes(cfg, 3),
+    "complete": lambda cfg: _need_nodes(cfg, 2),
+    "edgelist": _check_edgelist,
+}
+
+
+# -- routing -------------------------------------------------------------------------------
+
+# Which topologies each routing fits. Grid routings need coordinates and ports per direction;
+# the BMG routers rely on the power-of-two jumps of the binomial graph.
+ROUTING_TOPOLOGIES = {
+    "dor": GRID_TOPOLOGIES,
+    "duato": GRID_TOPOLOGIES,
+    "dor-nodateline": GRID_TOPOLOGIES,
+    "minimal": TOPOLOGIES,
+}
+
+
+def default_routing(topology: str) -> str:
+    return "dor" if topology in GRID_TOPOLOGIES else "minimal"
+
+
+def _validate_routing(cfg: Config) -> None:
+    if cfg.routing is None:
+        _set(cfg, "routing", default_routing(cfg.topology))
+    if cfg.routing not in ROUTING_TOPOLOGIES:
+        raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
+    fits = ROUTING_TOPOLOGIES[cfg.routing]
+    if cfg.topology not in fits:
+        raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
