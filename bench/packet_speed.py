@@ -19,27 +19,14 @@ import statistics
 import time
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 
 from netsim_fast.engine.packet_run import simulate_packets, warmup
 from netsim_fast.routing.table import build_minimal_table
-from netsim_fast.topologies.base import Topology, from_edges
+from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.workloads.messages import random_messages
 
 SETUPS = [(256, 4, 256, 30e6), (4096, 4, 16, 10e6)]
-
-
-def random_regular(n, r, seed):
-    try:
-        from netsim_fast.topologies.rrg import random_regular as build
-        return build(n, r, seed=seed)
-    except ImportError:
-        g = nx.random_regular_graph(r, n, seed=seed)
-        while not nx.is_connected(g):
-            seed += 1
-            g = nx.random_regular_graph(r, n, seed=seed)
-        return Topology("rrg", {"nodes": n, "degree": r}, from_edges(n, np.array(list(g.edges()))))
 
 
 def main() -> None:
@@ -55,7 +42,7 @@ def main() -> None:
 
     rows = []
     for n, r, m, target in SETUPS:
-        topo = random_regular(n, r, seed=1)
+        topo = random_regular(n, r, 1)
         t0 = time.perf_counter()
         table = build_minimal_table(topo)
         t_table = time.perf_counter() - t0

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from netsim_fast.errors import ConfigError
+from netsim_fast.topologies.debruijn import directed_arcs
 from netsim_fast.workloads import messages as wm
 
 
@@ -36,7 +37,7 @@ def test_random_permutation_has_no_fixed_points_and_one_message_per_node():
 
 
 def test_debruijn_embedding_drops_the_two_self_loops():
-    edges = wm.debruijn_guest_edges(8)
+    edges = directed_arcs(2, 8)
     assert edges[:4].tolist() == [[0, 0], [0, 1], [1, 2], [1, 3]]
     msgs, place = wm.embedded_messages(edges, 8, np.random.default_rng(3))
     assert msgs.n_messages == 2 * 8 - 2
@@ -48,7 +49,7 @@ def test_debruijn_embedding_drops_the_two_self_loops():
 
 def test_embedding_needs_a_host_at_least_as_large_as_the_guest():
     with pytest.raises(ConfigError, match="guest"):
-        wm.embedded_messages(wm.debruijn_guest_edges(16), 8, np.random.default_rng(0))
+        wm.embedded_messages(directed_arcs(2, 16), 8, np.random.default_rng(0))
 
 
 def test_file_round_trip_and_comments(tmp_path):

@@ -102,20 +102,6 @@ def random_permutation(n_nodes: int, rng: np.random.Generator) -> Messages:
     return make_messages(np.arange(n_nodes), perm)
 
 
-def debruijn_guest_edges(n_nodes: int, base: int = 2) -> np.ndarray:
-    """Directed edges ``x -> (base x + a) mod N``, ``a = 0 .. base-1``, of the de Bruijn graph.
-
-    Returns int64[N * base, 2] in source-major order, self-loops included (``0 -> 0`` and
-    ``N-1 -> N-1`` for base 2); :func:`embedded_messages` drops them.
-    """
-    _check_nodes(n_nodes)
-    if base < 2:
-        raise ConfigError(f"de Bruijn base must be >= 2; got {base}")
-    x = np.repeat(np.arange(n_nodes, dtype=np.int64), base)
-    a = np.tile(np.arange(base, dtype=np.int64), n_nodes)
-    return np.stack([x, (base * x + a) % n_nodes], axis=1)
-
-
 def embedded_messages(
     guest_edges: np.ndarray, n_host: int, rng: np.random.Generator
 ) -> tuple[Messages, np.ndarray]:
@@ -134,8 +120,9 @@ def embedded_messages(
     Notes
     -----
     Bieniek et al. (papers/000), section IV and Fig. 10: a de Bruijn graph embedded randomly
-    into a random regular graph, each node sending to its 2 out-neighbours; the model predicts
-    the cost with ``m`` = out-degree.
+    into a random regular graph, each node sending to its 2 out-neighbours
+    (``topologies.debruijn.directed_arcs(2, N)``; its self-loops at 0 and N-1 send nothing,
+    so 2N - 2 messages); the model predicts the cost with ``m`` = out-degree.
     """
     edges = np.asarray(guest_edges, dtype=np.int64).reshape(-1, 2)
     n_guest = int(edges.max(initial=-1)) + 1
