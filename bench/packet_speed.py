@@ -8,7 +8,7 @@ packet-hops/s), and 4096 nodes with 16 messages per node (target >= 10 M). The r
 ``--repeats`` runs; beside it the rate over the CPU time of the whole ``simulate_packets``
 call (driver included), which a busy shared machine disturbs less. Compilation (or loading
 from the Numba cache) is timed once, apart. Writes
-``packet_speed.csv`` into ``--out``.
+``rrg_packet_speed.csv`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -74,11 +74,11 @@ def main() -> None:
                   f"{'ok' if rate >= target else 'MISSED'})")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "packet_speed.csv", "w", newline="") as fh:
+    with open(out / "rrg_packet_speed.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    print(f"wrote {out / 'packet_speed.csv'}")
+    print(f"wrote {out / 'rrg_packet_speed.csv'}")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def test_kernel_matches_naive_one_port_and_bounded_buffers(policy):
     _compare(topo, msgs, policy=policy, queue_capacity=2, path_choice="random", seed=4)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.sampled_from([6, 8, 10]),
     per_node=st.integers(0, 5),
