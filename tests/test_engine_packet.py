@@ -214,7 +214,6 @@ def test_ring_pool_compaction_keeps_queue_order():
     msgs = wm.make_messages(src, np.zeros_like(src), np.arange(src.size) % 7)
     for policy in POLICIES:
         _compare(topo, msgs, policy=policy, seed=2)
-    assert packet_pool.pool_size(360, topo.n_links) < 4 * 360 + 2 * topo.n_links + 100
 
 
 @pytest.mark.nojit

@@ -148,7 +148,7 @@ class PacketState(NamedTuple):
     pkt_delivered: np.ndarray  # int64[P]: delivery cycle (module docstring), -1 before
     inj_order: np.ndarray      # int64[P]: packet ids sorted by (release, id)
     lnk: np.ndarray            # int64[L, LK_FIELDS]
-    bag: np.ndarray            # int64[L * C, BG_FIELDS]: ring offset, capacity, head, length
+    bag: np.ndarray            # int32[L * C, BG_FIELDS]: ring offset, capacity, head, length
     ring: np.ndarray           # int64[S, 2]: the ring pool, (order key, packet id) per entry
     act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
     act_l2: np.ndarray         # uint64[ceil(L/4096)]: bit w set iff act_l1[w] != 0
@@ -243,8 +243,8 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
     lnk[:, LK_TO] = link_to
-    bag = np.zeros((n_links * n_classes, BG_FIELDS), np.int64)
-    size = pool_size(n_pkt, n_links)
+    bag = np.zeros((n_links * n_classes, BG_FIELDS), np.int32)
+    size = pool_size(n_pkt, n_links * n_classes)
     params = np.zeros(N_PARAMS, np.int64)
     params[P_POLICY] = policy
     params[P_ONE_PORT] = int(one_port)

@@ -7,8 +7,8 @@ allocation); when the top reaches the end, every ring is compacted to the bottom
 capacity shrunk to the smallest power of two (>= 2) holding its entries. After a compaction
 the live capacity is below twice the Q packets queued; the ring being grown is then either
 no longer full, or full with a power-of-two length n and doubles to 2n, so the pool needs
-at most ``2 Q + n <= 3 P`` entries: a pool of ``4 P + 2 L + 64`` never runs out, and the
-P + 2L spare entries make compaction rare (amortised O(1) per push).
+at most ``2 Q + n <= 3 P`` entries: a pool of ``4 P + 2 B + 64`` (B bags) never runs out,
+and the P + 2B spare entries make compaction rare (amortised O(1) per push).
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ RG_PKT = 1
 MIN_CAP = 2
 
 
-def pool_size(n_packets: int, n_links: int) -> int:
-    """Pool entries that can never run out (see the module docstring)."""
-    return 4 * int(n_packets) + 2 * int(n_links) + 64
+def pool_size(n_packets: int, n_bags: int) -> int:
+    """Pool entries that can never run out (see the module docstring); the ``2 * n_bags``
+    spare entries give every bag a first ring before the first compaction."""
+    return 4 * int(n_packets) + 2 * int(n_bags) + 64
 
 
 @njit(**JIT)
