@@ -236,3 +236,25 @@ def test_srpf_refuses_paths_longer_than_its_class_bitmask():
     with pytest.raises(ConfigError, match="at most 62 hops"):
         simulate_packets(topo, wm.make_messages([0], [70]), policy="srpf")
     assert simulate_packets(topo, wm.make_messages([0], [70])).cycles == 70
+
+
+def test_max_cycles_stops_with_a_partial_result():
+    from netsim_fast.errors import SimulationError
+
+    topo = torus([16])
+    with pytest.raises(SimulationError, match="max_cycles=3") as info:
+        simulate_packets(topo, wm.make_messages([0, 1], [8, 2]), max_cycles=3, batch_cycles=2)
+    res = info.value.result
+    assert res.status == "max_cycles" and res.cycles == 3
+    assert res.delivered_cycle.tolist() == [-1, 1]
+
+
+def test_batches_do_not_change_the_run():
+    topo = random_regular(32, 4, 3)
+    msgs = wm.random_messages(32, 6, np.random.default_rng(4))
+    whole = simulate_packets(topo, msgs, policy="lrpf", path_choice="random", seed=8)
+    pieces = simulate_packets(topo, msgs, policy="lrpf", path_choice="random", seed=8,
+                              batch_cycles=1)
+    assert np.array_equal(whole.delivered_cycle, pieces.delivered_cycle)
+    assert np.array_equal(whole.queued_per_cycle, pieces.queued_per_cycle)
+    assert whole.queued_per_cycle.size == whole.cycles
