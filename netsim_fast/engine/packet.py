@@ -26,9 +26,11 @@ port, ``random`` the ``k``-th minimal port with ``k = draw(seed, PATH, packet, h
 count`` (rng.py). Because that choice is a pure function of (seed, packet, hop, node), the
 driver computes every packet's whole path before the run (``compute_paths``); the kernel
 then reads the next link from the packet's own row. This is the same run as choosing at
-each arrival, without a routing-table lookup per hop. A packet's *order* in a queue is (cycle it entered, then for packets
-entering together from links a random key ``draw(seed, TIE, packet, hops)`` with the packet
-id as the last resort, and for released messages their message order). Selection policies:
+each arrival, without a routing-table lookup per hop.
+
+A packet's *order* in a queue is: the cycle it entered; among packets entering together from
+links, a random key ``draw(seed, TIE, packet, hops)`` with the packet id as the last resort;
+released messages behind those, in message order. Selection policies:
 
 * ``fifo``: the first packet in queue order;
 * ``srpf`` / ``lrpf``: the packet with the smallest / largest remaining distance
@@ -54,8 +56,8 @@ Links with packets are found through a two-level bitmap, so a cycle costs O(pack
 not O(N).
 
 ``advance`` is one function on purpose: Numba keeps reference-count updates for every array
-passed to a helper that contains a loop, which made a helper-per-step kernel several times
-slower (bench/packet_speed.py); helpers are called only on rare paths (a ring that grows).
+passed to a helper that contains a loop, which made a helper-per-step kernel more than ten
+times slower; helpers are called only on rare paths (a ring that grows).
 
 Notes
 -----
