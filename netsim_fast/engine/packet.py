@@ -198,33 +198,42 @@ def compute_paths(pkt, order, port_mask, link_id, nbr, path_choice, seed):
 
     ``order`` lists the packets grouped by destination, so the table row of one destination
     (``port_mask[dst]``) serves all its packets from the cache; blocks of ``_PATH_BLOCK``
-    packets advance one hop at a time, so their dependent lookups interleave.
+    packets advance one hop at a time (finished ones leave the block's list), so their
+    dependent lookups interleave.
     """
-    n_bytes = port_mask.shape[2]
+    fast = path_choice == PATH_FIXED and port_mask.shape[2] == 1
     n_pkt = order.shape[0]
-    cur = np.empty(_PATH_BLOCK, np.int64)
+    act_pkt = np.empty(_PATH_BLOCK, np.int64)
+    act_node = np.empty(_PATH_BLOCK, np.int64)
+    act_dst = np.empty(_PATH_BLOCK, np.int64)
     for lo in range(0, n_pkt, _PATH_BLOCK):
-        hi = min(n_pkt, lo + _PATH_BLOCK)
-        for i in range(lo, hi):
-            cur[i - lo] = pkt[order[i], PK_SRC]
+        n_act = 0
+        for i in range(lo, min(n_pkt, lo + _PATH_BLOCK)):
+            p = order[i]
+            act_pkt[n_act] = p
+            act_node[n_act] = pkt[p, PK_SRC]
+            act_dst[n_act] = pkt[p, PK_DST]
+            n_act += 1
         hop = 0
-        active = hi - lo
-        while active > 0:
-            active = 0
-            for i in range(lo, hi):
-                p = order[i]
-                node = cur[i - lo]
-                dst = np.int64(pkt[p, PK_DST])
+        while n_act > 0:
+            kept = 0
+            for j in range(n_act):
+                p = act_pkt[j]
+                node = act_node[j]
+                dst = act_dst[j]
                 if node == dst:
+                    pkt[p, PK_LEN] = hop
                     continue
-                if path_choice == PATH_FIXED and n_bytes == 1:
+                if fast:
                     port = np.int64(_LOWBIT8[port_mask[dst, node, 0]])
                 else:
                     port = choose_port(port_mask, path_choice, seed, node, dst, p, hop)
                 pkt[p, PK_PATH + hop] = link_id[node, port]
-                cur[i - lo] = nbr[node, port]
-                pkt[p, PK_LEN] = hop + 1
-                active += 1
+                act_pkt[kept] = p
+                act_node[kept] = nbr[node, port]
+                act_dst[kept] = dst
+                kept += 1
+            n_act = kept
             hop += 1
 
 
