@@ -258,3 +258,7 @@ def test_batches_do_not_change_the_run():
     assert np.array_equal(whole.delivered_cycle, pieces.delivered_cycle)
     assert np.array_equal(whole.queued_per_cycle, pieces.queued_per_cycle)
     assert whole.queued_per_cycle.size == whole.cycles
+    calls = []
+    res = simulate_packets(topo, msgs, batch_cycles=4, progress=lambda *a: calls.append(a))
+    assert calls[-1] == (res.cycles, msgs.n_messages, msgs.n_messages)
+    assert [c[0] for c in calls] == list(range(4, res.cycles, 4)) + [res.cycles]

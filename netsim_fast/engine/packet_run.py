@@ -135,6 +135,7 @@ def simulate_packets(
     max_cycles: int | None = None,
     table: MinimalTable | None = None,
     batch_cycles: int = DEFAULT_BATCH_CYCLES,
+    progress=None,
 ) -> PacketResult:
     """Run a finite workload to completion on the store-and-forward packet engine.
 
@@ -164,6 +165,8 @@ def simulate_packets(
         allowed ports each lower ``dist`` by one works.
     batch_cycles : int
         Cycles per kernel call (the driver returns to Python between batches).
+    progress : callable, optional
+        Called after every batch as ``progress(cycles, delivered, packets)`` (a progress bar).
 
     Returns
     -------
@@ -205,11 +208,13 @@ def simulate_packets(
             raise ConfigError("release cycles must be >= 0")
     compile_s = warmup()
     return _run(topo, messages, table, policy, path_choice, one_port, int(queue_capacity), seed,
-                deadlock_cycles, max_cycles, batch_cycles, policy_code, path_code, compile_s)
+                deadlock_cycles, max_cycles, batch_cycles, policy_code, path_code, compile_s,
+                progress)
 
 
 def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, deadlock_cycles,
-         max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0):
+         max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0,
+         progress=None):
     policy_code = pk.POLICIES[policy] if policy_code is None else policy_code
     path_code = pk.PATH_CHOICES[path_choice] if path_code is None else path_code
     link_node, link_to, _ = topo.links()
@@ -249,6 +254,9 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         filled = int(state.counters[pk.C_TS_LEN])
         for store, col in zip(series, (pk.TS_QUEUED, pk.TS_SENT, pk.TS_DELIVERED)):
             store.append(state.ts[:filled, col].copy())
+        if progress is not None:
+            progress(int(state.counters[pk.C_CYCLE]), int(state.counters[pk.C_DELIVERED]),
+                     int(messages.src.size))
     names = {pk.DONE: "done", pk.ERR_DEADLOCK: "deadlock", pk.RUNNING: "max_cycles"}
     queued, sent, delivered = (np.concatenate(s) if s else np.zeros(0, np.int64) for s in series)
     result = PacketResult(
