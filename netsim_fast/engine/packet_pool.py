@@ -1,0 +1,109 @@
+"""Ring buffers carved out of one pool: the queues of the packet engine.
+
+Each bag (a link's queue, or one distance class of it) owns a power-of-two ring
+``[off, off + cap)`` of the pool ``ring[S, 2]`` (order key and packet id per entry: one
+16-byte entry, so a push or pop touches one cache line). A full ring moves to a new ring of twice the size at the pool's top (bump
+allocation); when the top reaches the end, every ring is compacted to the bottom with its
+capacity shrunk to the smallest power of two (>= 2) holding its entries. After a compaction
+the live capacity is below twice the Q packets queued; the ring being grown is then either
+no longer full, or full with a power-of-two length n and doubles to 2n, so the pool needs
+at most ``2 Q + n <= 3 P`` entries: a pool of ``4 P + 2 B + 64`` (B bags) never runs out,
+and the P + 2B spare entries make compaction rare (amortised O(1) per push).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from netsim_fast._jit import JIT
+
+# bag[g, .] fields
+BG_OFF = 0   # first pool index of the ring
+BG_CAP = 1   # ring capacity (0 or a power of two)
+BG_HEAD = 2  # ring index of the first entry
+BG_LEN = 3   # entries
+BG_FIELDS = 4
+# ring[i, .] fields
+RG_KEY = 0
+RG_PKT = 1
+# ring[i, .] fields
+RG_KEY = 0
+RG_PKT = 1
+
+MIN_CAP = 2
+
+
+def pool_size(n_packets: int, n_bags: int) -> int:
+    """Pool entries that can never run out (see the module docstring); the ``2 * n_bags``
+    spare entries give every bag a first ring before the first compaction."""
+    return 4 * int(n_packets) + 2 * int(n_bags) + 64
+
+
+@njit(**JIT)
+def _pow2_at_least(n):
+    cap = MIN_CAP
+    while cap < n:
+        cap *= 2
+    return cap
+
+
+@njit(**JIT)
+def _compact(bag, ring, counters, top_slot):
+    """Copy every non-empty ring to the bottom of the pool in queue order, head at 0."""
+    total = 0
+    for g in range(bag.shape[0]):
+        total += bag[g, BG_LEN]
+    tmp = np.empty((total, 2), np.int64)
+    pos = 0
+    for g in range(bag.shape[0]):
+        n = bag[g, BG_LEN]
+        off = bag[g, BG_OFF]
+        mask = bag[g, BG_CAP] - 1
+        head = bag[g, BG_HEAD]
+        for i in range(n):
+            j = off + ((head + i) & mask)
+            tmp[pos + i, 0] = ring[j, 0]
+            tmp[pos + i, 1] = ring[j, 1]
+        pos += n
+    top = 0
+    pos = 0
+    for g in range(bag.shape[0]):
+        n = bag[g, BG_LEN]
+        if n == 0:
+            bag[g, BG_OFF] = 0
+            bag[g, BG_CAP] = 0
+            bag[g, BG_HEAD] = 0
+            continue
+        cap = _pow2_at_least(n)
+        ring[top:top + n] = tmp[pos:pos + n]
+        bag[g, BG_OFF] = top
+        bag[g, BG_CAP] = cap
+        bag[g, BG_HEAD] = 0
+        top += cap
+        pos += n
+    counters[top_slot] = top
+
+
+@njit(**JIT)
+def grow_bag(bag, ring, counters, top_slot, g):
+    """Give bag ``g`` (full) a ring of twice the capacity, entries kept in queue order."""
+    n = bag[g, BG_LEN]
+    new_cap = max(MIN_CAP, 2 * bag[g, BG_CAP])
+    if counters[top_slot] + new_cap > ring.shape[0]:
+        _compact(bag, ring, counters, top_slot)
+        if bag[g, BG_LEN] < bag[g, BG_CAP]:
+            return  # compaction rounded its capacity up: room already
+        new_cap = max(MIN_CAP, 2 * bag[g, BG_CAP])  # an empty bag was shrunk to no ring
+    top = counters[top_slot]
+    off = bag[g, BG_OFF]
+    mask = bag[g, BG_CAP] - 1
+    head = bag[g, BG_HEAD]
+    for i in range(n):
+        j = off + ((head + i) & mask)
+        ring[top + i, 0] = ring[j, 0]
+        ring[top + i, 1] = ring[j, 1]
+    bag[g, BG_OFF] = top
+    bag[g, BG_CAP] = new_cap
+    bag[g, BG_HEAD] = 0
+    counters[top_slot] = top + new_cap

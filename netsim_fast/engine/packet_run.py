@@ -1,0 +1,288 @@
+"""Python driver of the packet engine: validate, allocate, advance in batches, summarise.
+
+``simulate_packets(topo, messages, ...)`` is the library entry point the ``run --engine
+packet`` command calls; cycle semantics are documented in ``engine/packet.py``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from netsim_fast.engine import packet as pk
+from netsim_fast.engine.rng import seed_to_u64
+from netsim_fast.errors import ConfigError, DeadlockError, SimulationError
+from netsim_fast.routing.table import MinimalTable, build_minimal_table
+
+DEFAULT_BATCH_CYCLES = 1024
+DEFAULT_DEADLOCK_CYCLES = 64
+
+_compile_seconds: list[float] = []
+
+
+@dataclass
+class PacketResult:
+    """Outcome of one packet-engine run.
+
+    Scalars follow the interface contract (``summary()``); arrays are per packet (index =
+    message index) and per cycle (index = cycle).
+    """
+
+    cycles: int
+    packets: int
+    max_queue: int
+    packet_hops: int
+    sim_seconds: float  # path computation + kernel
+    route_seconds: float  # path computation alone
+    compile_seconds: float
+    status: str
+    options: dict
+    src: np.ndarray = field(repr=False)
+    dst: np.ndarray = field(repr=False)
+    release_cycle: np.ndarray = field(repr=False)
+    delivered_cycle: np.ndarray = field(repr=False)  # int64[P], -1 if not delivered
+    hops: np.ndarray = field(repr=False)
+    delivered_per_cycle: np.ndarray = field(repr=False)  # int64[cycles]
+    queued_per_cycle: np.ndarray = field(repr=False)  # int64[cycles], at the start of the cycle
+    sent_per_cycle: np.ndarray = field(repr=False)  # int64[cycles], link traversals
+
+    @property
+    def completion_cycles(self) -> int:
+        """Cycles until the last packet arrived (equal to ``cycles`` for a finished run)."""
+        done = self.delivered_cycle[self.delivered_cycle >= 0]
+        return int(done.max(initial=0))
+
+    @property
+    def latency(self) -> np.ndarray:
+        """int64[P]: ``delivered - release`` (-1 for packets not delivered)."""
+        lat = self.delivered_cycle - self.release_cycle
+        lat[self.delivered_cycle < 0] = -1
+        return lat
+
+    @property
+    def latency_mean(self) -> float:
+        lat = self.latency
+        lat = lat[lat >= 0]
+        return float(lat.mean()) if lat.size else 0.0
+
+    def summary(self) -> dict:
+        """The JSON-ready contract keys plus the options of the run."""
+        lat = self.latency
+        lat = lat[lat >= 0]
+        rate = self.packet_hops / self.sim_seconds if self.sim_seconds > 0 else 0.0
+        out = {
+            "engine": "packet",
+            "status": self.status,
+            "cycles": self.cycles,
+            "completion_cycles": self.completion_cycles,
+            "packets": self.packets,
+            "delivered": int((self.delivered_cycle >= 0).sum()),
+            "max_queue": self.max_queue,
+            "latency_mean": self.latency_mean,
+            "latency_max": int(lat.max(initial=0)),
+            "packet_hops": self.packet_hops,
+            "sim_seconds": self.sim_seconds,
+            "route_seconds": self.route_seconds,
+            "compile_seconds": self.compile_seconds,
+            "packet_hops_per_second": rate,
+        }
+        out.update(self.options)
+        return out
+
+
+def _code(name: str, table: dict, what: str) -> int:
+    if name in table:
+        return table[name]
+    close = difflib.get_close_matches(str(name), list(table), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(f"{what} must be one of {', '.join(table)}; got {name!r}{hint}")
+
+
+def _tiny_problem():
+    """A 4-node ring with 3 messages: enough to compile every kernel branch's types."""
+    from netsim_fast.topologies import torus
+    from netsim_fast.workloads.messages import make_messages
+
+    return torus([4]), make_messages([0, 1, 2], [2, 3, 0])
+
+
+def warmup() -> float:
+    """Compile (or load from the Numba cache) the packet kernel; returns the seconds spent."""
+    if _compile_seconds:
+        return 0.0
+    t0 = time.perf_counter()
+    topo, msgs = _tiny_problem()
+    _run(topo, msgs, build_minimal_table(topo), "fifo", "fixed", False, 0, 0,
+         DEFAULT_DEADLOCK_CYCLES, None, 16)
+    elapsed = time.perf_counter() - t0
+    _compile_seconds.append(elapsed)
+    return elapsed
+
+
+def simulate_packets(
+    topo,
+    messages,
+    *,
+    policy: str = "fifo",
+    path_choice: str = "fixed",
+    one_port: bool = False,
+    queue_capacity: int = 0,
+    seed: int = 0,
+    deadlock_cycles: int = DEFAULT_DEADLOCK_CYCLES,
+    max_cycles: int | None = None,
+    table: MinimalTable | None = None,
+    batch_cycles: int = DEFAULT_BATCH_CYCLES,
+    progress=None,
+) -> PacketResult:
+    """Run a finite workload to completion on the store-and-forward packet engine.
+
+    Parameters
+    ----------
+    topo : Topology
+    messages : Messages
+        ``src``, ``dst``, ``release_cycle`` arrays (workloads/messages.py).
+    policy : {"fifo", "srpf", "lrpf", "random"}
+        Which queued packet a link sends.
+    path_choice : {"fixed", "random"}
+        Lowest minimal port, or uniform among minimal ports per hop from the packet's stream.
+    one_port : bool
+        A node sends on at most one link per cycle.
+    queue_capacity : int
+        0 = unbounded queues (the paper's model); C > 0 bounds the transit packets per link
+        queue with back-pressure (see engine/packet.py), and arms the deadlock watchdog.
+    seed : int
+        Seeds every random choice of the kernel (same seed -> identical run).
+    deadlock_cycles : int
+        Watchdog: consecutive cycles without a transmission while packets are queued before
+        ``DeadlockError`` (0 disables it).
+    max_cycles : int, optional
+        Stop with ``SimulationError`` after this many cycles.
+    table : MinimalTable, optional
+        Routing table (built with ``build_minimal_table(topo)`` if omitted); any table whose
+        allowed ports each lower ``dist`` by one works.
+    batch_cycles : int
+        Cycles per kernel call (the driver returns to Python between batches).
+    progress : callable, optional
+        Called after every batch as ``progress(cycles, delivered, packets)`` (a progress bar).
+
+    Returns
+    -------
+    PacketResult
+
+    Raises
+    ------
+    ConfigError
+        Unknown policy, bad capacity, a message to itself, an unreachable destination.
+    DeadlockError
+        The watchdog fired (``.result`` holds the partial result).
+    SimulationError
+        ``max_cycles`` reached.
+    """
+    policy_code = _code(policy, pk.POLICIES, "policy")
+    path_code = _code(path_choice, pk.PATH_CHOICES, "path_choice")
+    if int(queue_capacity) != queue_capacity or queue_capacity < 0:
+        raise ConfigError(f"queue_capacity must be an integer >= 0 (0 = unbounded); got {queue_capacity!r}")
+    if deadlock_cycles < 0:
+        raise ConfigError(f"deadlock_cycles must be >= 0 (0 disables the watchdog); got {deadlock_cycles!r}")
+    if batch_cycles < 1:
+        raise ConfigError(f"batch_cycles must be >= 1; got {batch_cycles!r}")
+    if table is None:
+        table = build_minimal_table(topo)
+    src, dst = messages.src, messages.dst
+    n = topo.n_nodes
+    if src.size:
+        if src.min() < 0 or dst.min() < 0 or src.max() >= n or dst.max() >= n:
+            raise ConfigError(f"message endpoints must be nodes 0..{n - 1} of the topology")
+        self_msg = np.nonzero(src == dst)[0]
+        if self_msg.size:
+            i = int(self_msg[0])
+            raise ConfigError(f"message {i} goes from node {src[i]} to itself; remove it from the workload")
+        unreachable = np.nonzero(table.dist[src, dst] < 1)[0]
+        if unreachable.size:
+            i = int(unreachable[0])
+            raise ConfigError(f"message {i}: node {dst[i]} is unreachable from node {src[i]}")
+        if messages.release_cycle.min() < 0:
+            raise ConfigError("release cycles must be >= 0")
+    compile_s = warmup()
+    return _run(topo, messages, table, policy, path_choice, one_port, int(queue_capacity), seed,
+                deadlock_cycles, max_cycles, batch_cycles, policy_code, path_code, compile_s,
+                progress)
+
+
+def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, deadlock_cycles,
+         max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0,
+         progress=None):
+    policy_code = pk.POLICIES[policy] if policy_code is None else policy_code
+    path_code = pk.PATH_CHOICES[path_choice] if path_code is None else path_code
+    link_node, link_to, _ = topo.links()
+    n_classes = 1
+    max_len = int(table.dist[messages.src, messages.dst].max(initial=0))
+    if policy_code in (pk.POLICY_SRPF, pk.POLICY_LRPF):
+        n_classes = max_len + 1
+        if n_classes > pk.MAX_CLASSES:
+            raise ConfigError(
+                f"policy {policy!r} supports paths of at most {pk.MAX_CLASSES - 1} hops; this "
+                f"workload has a path of {max_len} hops; use fifo or random on this topology"
+            )
+    seed_u64 = seed_to_u64(seed)
+    state = pk.new_state(
+        topo.link_id, link_node, link_to, messages.src, messages.dst, messages.release_cycle,
+        max_len, policy=policy_code, one_port=one_port, queue_capacity=capacity,
+        n_classes=n_classes, deadlock_cycles=deadlock_cycles if capacity > 0 else 0,
+        seed_u64=seed_u64, batch_cycles=batch_cycles,
+    )
+    t0 = time.perf_counter()
+    order = pk.order_by_destination(messages.dst, topo.n_nodes)
+    pk.compute_paths(state.pkt, order, table.port_mask, np.ascontiguousarray(topo.link_id),
+                     np.ascontiguousarray(topo.nbr), path_code, np.uint64(seed_u64))
+    route_s = time.perf_counter() - t0
+    series = ([], [], [])
+    kernel_s = 0.0
+    status = pk.RUNNING
+    while status == pk.RUNNING:
+        todo = batch_cycles
+        if max_cycles is not None:
+            todo = min(todo, max_cycles - int(state.counters[pk.C_CYCLE]))
+            if todo <= 0:
+                break
+        t0 = time.perf_counter()
+        status = pk.advance(state, todo)
+        kernel_s += time.perf_counter() - t0
+        filled = int(state.counters[pk.C_TS_LEN])
+        for store, col in zip(series, (pk.TS_QUEUED, pk.TS_SENT, pk.TS_DELIVERED)):
+            store.append(state.ts[:filled, col].copy())
+        if progress is not None:
+            progress(int(state.counters[pk.C_CYCLE]), int(state.counters[pk.C_DELIVERED]),
+                     int(messages.src.size))
+    names = {pk.DONE: "done", pk.ERR_DEADLOCK: "deadlock", pk.RUNNING: "max_cycles"}
+    queued, sent, delivered = (np.concatenate(s) if s else np.zeros(0, np.int64) for s in series)
+    result = PacketResult(
+        cycles=int(state.counters[pk.C_CYCLE]),
+        packets=int(messages.src.size),
+        max_queue=int(state.counters[pk.C_MAX_QUEUE]),
+        packet_hops=int(state.counters[pk.C_HOPS]),
+        sim_seconds=route_s + kernel_s,
+        route_seconds=route_s,
+        compile_seconds=compile_s,
+        status=names[status],
+        options={"policy": policy, "path_choice": path_choice, "one_port": bool(one_port),
+                 "queue_capacity": capacity, "seed": int(seed)},
+        src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
+        delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pk.PK_HOPS].copy(),
+        delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
+    )
+    if status == pk.ERR_DEADLOCK:
+        raise DeadlockError(
+            f"deadlock: no packet moved for {deadlock_cycles} cycles at cycle {result.cycles} with "
+            f"{int(state.counters[pk.C_QUEUED])} packets queued (queue_capacity={capacity}); raise "
+            "queue_capacity or use unbounded queues (0)", result)
+    if status == pk.RUNNING and result.packets:
+        err = SimulationError(
+            f"max_cycles={max_cycles} reached with {result.packets - int(state.counters[pk.C_DELIVERED])} "
+            "packets undelivered; raise max_cycles")
+        err.result = result
+        raise err
+    return result
