@@ -115,30 +115,46 @@ def assign_feeds(topo, rings: list[Ring], max_hops: int = 2) -> list[Feed]:
 
 
 def orient_roles(rings: list[Ring], feeds: list[Feed], got: dict) -> None:
-    """Give every feed its time-independent role (forward or backward packets)."""
-    pairs = sorted(got.items(), key=lambda kv: max(feeds[f].depth(kv[0][0]) for f in kv[1]))
-    fixed = set()
+    """Give every feed its time-independent role (forward or backward packets).
+
+    The two feeds of each (OOC-PU, ring) pair must carry different directions; feeds shared
+    through relays tie pairs together, so roles are a 2-colouring of the graph whose edges are
+    the pairs. Each connected part is seeded at its pair nearest to the suppliers with the
+    gap rule (both feeds run into the shorter gap first) and propagated from there.
+    """
     slot_of = [dict() for _ in rings]
     for c, ring in enumerate(rings):
         for q, u in enumerate(ring.nodes.tolist()):
             slot_of[c][u] = (int(ring.slot_ptr[q]), int(ring.slot_ptr[q + 1]))
+    adj = {}
+    for fs in got.values():
+        if len(fs) == 2:
+            adj.setdefault(fs[0], []).append(fs[1])
+            adj.setdefault(fs[1], []).append(fs[0])
+    pairs = sorted(got.items(), key=lambda kv: max(feeds[f].depth(kv[0][0]) for f in kv[1]))
+    coloured = set()
     for (v, c), fs in pairs:
-        if len(fs) != 2:
+        if len(fs) != 2 or fs[0] in coloured:
             continue
         f1, f2 = fs
-        if f1 in fixed and f2 in fixed:
-            continue
-        if f1 in fixed or f2 in fixed:
-            a, b = (f1, f2) if f1 in fixed else (f2, f1)
-            feeds[b].role = FWD if feeds[a].role == BWD else BWD
-            fixed.add(b)
-            continue
         n_slots = rings[c].n_slots
         a0, a1 = slot_of[c][feeds[f1].root]
         b0, b1 = slot_of[c][feeds[f2].root]
-        gap_ab = (b0 - a1) % n_slots
-        gap_ba = (a0 - b1) % n_slots
         # the supplier below the short gap sends what comes from above it (backward packets)
-        lower, upper = (f1, f2) if gap_ab <= gap_ba else (f2, f1)
-        feeds[lower].role, feeds[upper].role = BWD, FWD
-        fixed.update((f1, f2))
+        lower = f1 if (b0 - a1) % n_slots <= (a0 - b1) % n_slots else f2
+        feeds[lower].role = BWD
+        coloured.add(lower)
+        stack = [lower]
+        while stack:
+            f = stack.pop()
+            for g in adj.get(f, []):
+                want = FWD if feeds[f].role == BWD else BWD
+                if g in coloured:
+                    if feeds[g].role != want:
+                        raise SupplyError(f"feeds {f} and {g} must carry different directions "
+                                          f"for one OOC-PU but are tied to the same one "
+                                          f"through relays")
+                    continue
+                feeds[g].role = want
+                coloured.add(g)
+                stack.append(g)
