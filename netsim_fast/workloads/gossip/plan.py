@@ -13,7 +13,8 @@ Vocabulary (Meyer & Sibeyn (papers/003), sections 3.2 and 4):
 * A *feed* supplies out-of-cycle PUs (OOC-PUs): the on-cycle *supplier* (its root) sends its
   ``F`` or ``B`` stream over a link that no ring uses; the PUs of the feed's tree receive it one
   step later per hop (relays: the paper's "delay 2" PUs of section 4.3.4). A fixed role is
-  time-independent; a ``schedule`` (1 = ``F``, 0 = ``B`` in step ``t``) is the switching strategy.
+  time-independent; a ``schedule`` (per step, which of the feed's options to send: by default
+  0 = ``B``, 1 = ``F``) is the switching strategy.
 
 Stream contents follow from the slot layout alone (tested against the kernel): node ``q`` with
 slots ``a .. b-1`` of a ring with ``S`` slots sends forward in step ``t`` the forward packet of
