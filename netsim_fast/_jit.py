@@ -1,11 +1,16 @@
 """The one place where Numba compilation flags are set.
 
-Every kernel in routing/ and engine/ decorates with ``@njit(**JIT)``. ``cache=True`` writes
-compiled code next to the sources (or to ``NUMBA_CACHE_DIR``) so that each CLI call and each
-Dask worker loads it instead of recompiling; ``nogil=True`` lets threads of a Dask worker run
-kernels side by side; ``error_model="numpy"`` makes integer division by zero a value, not an
-exception check on every division in the hot loop.
+``JIT`` is for every compiled function: ``cache=True`` writes compiled code next to the
+sources (or to ``NUMBA_CACHE_DIR``) so each CLI call and each Dask worker loads it instead of
+recompiling; ``nogil=True`` lets threads of a Dask worker run kernels side by side;
+``error_model="numpy"`` makes integer division by zero a value, not an exception check on
+every division in the hot loop.
+
+``KERNEL_JIT`` adds ``_nrt=False`` for hot kernels that never allocate (the flit engine and the
+routing functions it calls): without Numba's runtime, arrays are not reference-counted at
+every function boundary, which measured twice as fast on the flit engine
+(bench/flit_speed.py). Such kernels must receive every array they use, scratch included.
 """
 
-JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
-
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+KERNEL_JIT = dict(JIT, _nrt=False)

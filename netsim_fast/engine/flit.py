@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from netsim_fast._jit import JIT
+from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.engine.flit_state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_LAST_DELIVERY, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
     C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW, NONE,
@@ -26,7 +26,7 @@ from netsim_fast.engine.flit_stages import (
 WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane)
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def _watchdog(s, p, t):
     """A lane holding flits whose front has not advanced for deadlock_cycles: deadlock."""
     limit = p.deadlock_cycles
@@ -44,7 +44,7 @@ def _watchdog(s, p, t):
     return ERR_OK
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def _check_invariants(s, p, topo, t):
     """Debug mode, after every cycle: no lane over capacity, flits conserved, credits conserved
     per (link, VC)."""
@@ -91,7 +91,7 @@ def _check_invariants(s, p, topo, t):
     return ERR_OK
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def _stop_rule_met(s, p, t):
     if p.stop_mode == STOP_WINDOW:
         return t + 1 >= p.win_end and s.cnt[C_WIN_OPEN] == 0
@@ -100,7 +100,7 @@ def _stop_rule_met(s, p, t):
     return False
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def _sample_window(s, p, t):
     """At the last cycle of a window: flits in the network and packets waiting at sources."""
     w = t // p.window
@@ -108,7 +108,7 @@ def _sample_window(s, p, t):
     s.ts_queued[w] = s.cnt[C_QUEUED]
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def advance(s, p, topo, t_end):
     """Simulate cycles ``cnt[C_CYCLE] .. t_end - 1`` (fewer if the stop rule is met or an error
     occurs). Returns ``ERR_OK`` or an ``ERR_*`` code; ``cnt[C_CYCLE]`` is the next cycle."""

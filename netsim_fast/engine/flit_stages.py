@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import JIT
+from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.engine.flit_state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLIT_HOPS, C_FLITS_IN, C_FLITS_OUT,
     C_LAST_DELIVERY, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_FLITS_OUT, C_WIN_OPEN, ERR_NO_ROUTE,
@@ -33,13 +33,13 @@ UNLIMITED_SPACE = 1 << 30
 # -- helpers on explicit arrays ----------------------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def flit_code(seq, length):
     """Buffer code of flit ``seq`` of a ``length``-flit packet: ``seq << 1 | is_tail``."""
     return (seq << 1) | (1 if seq == length - 1 else 0)
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def push_input(in_pkt, in_seq, in_head, in_len, in_out, in_last, node_flits, node_waiting,
                lane, node, pkt, code, t):
     """Append a flit to an input lane; a head reaching the front of an idle lane waits for routing."""
@@ -57,7 +57,7 @@ def push_input(in_pkt, in_seq, in_head, in_len, in_out, in_last, node_flits, nod
             node_waiting[node] += 1
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def pop_input(in_pkt, in_seq, in_head, in_len, in_last, lane, t):
     """Remove the front flit of an input lane; returns (packet, code)."""
     pos = in_head[lane]
@@ -68,7 +68,7 @@ def pop_input(in_pkt, in_seq, in_head, in_len, in_last, lane, t):
     return in_pkt[lane, pos], in_seq[lane, pos]
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def schedule_credit(ev_credit, ev_credit_n, target, slot):
     if target == NONE:
         return  # local input lane: the node sees its lanes directly
@@ -76,7 +76,7 @@ def schedule_credit(ev_credit, ev_credit_n, target, slot):
     ev_credit_n[slot] += 1
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def schedule_flit(ev_flit, ev_flit_n, lane, pkt, code, slot):
     k = ev_flit_n[slot]
     ev_flit[slot, k, 0] = lane
@@ -85,7 +85,7 @@ def schedule_flit(ev_flit, ev_flit_n, lane, pkt, code, slot):
     ev_flit_n[slot] = k + 1
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def deliver(pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del, ts_accepted, cnt,
             w, win_start, win_end, debug, pkt, code, when):
     """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code."""
@@ -112,7 +112,7 @@ def deliver(pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del, ts_accepted, c
     return ERR_OK
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def connect(in_out, out_owner, conn_list, conn_n, conn_pos, lane, node, out):
     """Bind input ``lane`` to output lane/VC ``out`` and list it among the router's connections."""
     in_out[lane] = out
@@ -123,7 +123,7 @@ def connect(in_out, out_owner, conn_list, conn_n, conn_pos, lane, node, out):
     conn_n[node] = k + 1
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def release_connection(in_out, in_len, out_owner, node_waiting, conn_list, conn_n, conn_pos,
                        lane, node, out):
     """The tail left ``lane``: free the output lane/VC; a following head now waits for routing.
@@ -144,7 +144,7 @@ def release_connection(in_out, in_len, out_owner, node_waiting, conn_list, conn_
 # -- stage 1: arrivals, stage 2: release --------------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
     ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
@@ -161,7 +161,7 @@ def arrivals(s, p, t, slot):
     ev_credit_n[slot] = 0
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def release(s, p, t):
     """Stage 2: packets created at ``t`` join the tail of their source queue, in packet-id order."""
     cnt, pkt_release, pkt_src, pkt_next = s.cnt, s.pkt_release, s.pkt_src, s.pkt_next
@@ -185,7 +185,7 @@ def release(s, p, t):
 # -- stages 3-5 of the lanes router ---------------------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def eject_lanes(s, p, t, w):
     """Stage 3: each node takes up to E ready flits from its local output lanes, round-robin."""
     ol_pkt, ol_seq, ol_ready, ol_head = s.ol_pkt, s.ol_seq, s.ol_ready, s.ol_head
@@ -227,7 +227,7 @@ def eject_lanes(s, p, t, w):
     return ERR_OK
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def link_traversal(s, p, t, w, arrival_slot):
     """Stage 4: every free link sends the front flit of one output lane (round-robin) with a credit."""
     ol_pkt, ol_seq, ol_ready, ol_head = s.ol_pkt, s.ol_seq, s.ol_ready, s.ol_head
@@ -269,7 +269,7 @@ def link_traversal(s, p, t, w, arrival_slot):
                     vc = 0
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def crossbar(s, p, t, credit_slot):
     """Stage 5: every usable connection moves its front flit into its output lane if there is room."""
     in_pkt, in_seq, in_head, in_len = s.in_pkt, s.in_seq, s.in_head, s.in_len
@@ -311,7 +311,7 @@ def crossbar(s, p, t, credit_slot):
 # -- stages 3-5 of the iq router ----------------------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def switch_iq(s, p, t, w_eject, w, arrival_slot, credit_slot):
     """Separable input-first switch allocation and traversal (replaces stages 3-5 for ``iq``)."""
     in_pkt, in_seq, in_head, in_len = s.in_pkt, s.in_seq, s.in_head, s.in_len
@@ -390,7 +390,7 @@ def switch_iq(s, p, t, w_eject, w, arrival_slot, credit_slot):
 # -- stage 7: routing and output-VC allocation ---------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def choose_output(out_owner, out_credits, ol_len, rows, n_rows, node, n_ports, n_vcs, out_buf,
                   lanes_router, vct, length, from_source, inject_mask):
     """The free output lane/VC a header takes (stage 7), or NONE.
@@ -430,7 +430,7 @@ def choose_output(out_owner, out_credits, ol_len, rows, n_rows, node, n_ports, n
     return NONE
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def routing(s, p, topo, t):
     """Stage 7: free routing units take waiting heads round-robin; the pointer passes each attempt."""
     in_pkt, in_head, in_len, in_out = s.in_pkt, s.in_head, s.in_len, s.in_out
@@ -496,7 +496,7 @@ def routing(s, p, topo, t):
 # -- stage 8: injection ----------------------------------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def injection(s, p, t, w):
     """Stage 8: bind the queue's head packet to the lowest free local lane, then write one flit."""
     inj_pkt, inj_sent, src_head, src_tail = s.inj_pkt, s.inj_sent, s.src_head, s.src_tail

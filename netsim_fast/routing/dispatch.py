@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import JIT
+from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.routing import DOR, DOR_NODATELINE, DUATO
 from netsim_fast.routing.grid import grid_next_hops
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def next_hops(code, radix, wrap, coord, dim_port, n_vcs, cur, src, dst, out):
     """Write candidate rows for a header at ``cur`` (``!= dst``); see the ``routing`` docstring.
 

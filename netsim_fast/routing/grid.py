@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import JIT
+from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.routing import DOR, DOR_NODATELINE, DUATO
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def has_datelines(radix, wrap) -> bool:
     """True when some dimension is a ring of radix > 2 (so dateline classes are needed)."""
     for d in range(radix.shape[0]):
@@ -44,12 +44,12 @@ def has_datelines(radix, wrap) -> bool:
     return False
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def is_ring(radix, wrap, d) -> bool:
     return wrap[d] == 1 and radix[d] > 2
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def minimal_directions(radix, wrap, d, cur_c, dst_c, tie_both):
     """Minimal direction(s) in dimension d: (go_plus, go_minus). A radix-2 dimension has one port,
     reported as plus. At a k/2 tie: both if ``tie_both``, else + from an even coordinate."""
@@ -68,7 +68,7 @@ def minimal_directions(radix, wrap, d, cur_c, dst_c, tie_both):
     return cur_c % 2 == 0, cur_c % 2 == 1
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def dateline_class(radix, wrap, d, plus, cur_c, src_c):
     """Class 1 on the wrap-around link of dimension d and after it, class 0 before."""
     if not is_ring(radix, wrap, d):
@@ -78,7 +78,7 @@ def dateline_class(radix, wrap, d, plus, cur_c, src_c):
     return 1 if (cur_c > src_c or cur_c == 0) else 0
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def _row(out, r, port, vc_lo, vc_hi, prio):
     out[r, 0] = port
     out[r, 1] = vc_lo
@@ -86,7 +86,7 @@ def _row(out, r, port, vc_lo, vc_hi, prio):
     out[r, 3] = prio
 
 
-@njit(**JIT)
+@njit(**KERNEL_JIT)
 def grid_next_hops(code, radix, wrap, coord, dim_port, n_vcs, cur, src, dst, out):
     """Candidate rows (port, vc_lo, vc_hi, priority) for a header at ``cur`` bound to ``dst``.
 
