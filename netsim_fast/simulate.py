@@ -24,17 +24,19 @@ def simulate(cfg: Config, *, progress=None, topology=None) -> dict:
     return _simulate_flit(cfg, topo, progress)
 
 
-def _simulate_flit(cfg: Config, topo, progress) -> dict:
+def _simulate_flit(cfg: Config, topo, progress, packets=None) -> dict:
+    """Open-loop synthetic traffic (``packets`` None) or a finite packet set run to completion."""
     from netsim_fast.analytic.capacity import uniform_capacity
     from netsim_fast.engine.flit_run import run_flit
-    from netsim_fast.engine.results import summarize
+    from netsim_fast.engine.results import summarize, summarize_finite
 
     capacity, method = uniform_capacity(topo, cfg.t_link)
+    summarize_run = summarize if packets is None else summarize_finite
     try:
-        run = run_flit(cfg, topo, progress=progress)
+        run = run_flit(cfg, topo, packets=packets, progress=progress)
     except DeadlockError as exc:
         run = exc.result
-        summary = summarize(run, cfg, capacity, method)
+        summary = summarize_run(run, cfg, capacity, method)
         summary.update(deadlock=True, error=str(exc), saturated=None)
         for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
                     "queueing_latency_mean", "hops_mean"):
@@ -43,7 +45,7 @@ def _simulate_flit(cfg: Config, topo, progress) -> dict:
             write_flit_trace(cfg, run, summary)
         exc.summary = summary
         raise
-    summary = summarize(run, cfg, capacity, method)
+    summary = summarize_run(run, cfg, capacity, method)
     if cfg.trace:
         write_flit_trace(cfg, run, summary)
     return summary
