@@ -108,6 +108,7 @@ class Config:
     flit_bytes: int = 4
     hotspot_fraction: float = 0.1
     hotspot_nodes: tuple[int, ...] | None = None
+    sync: str = "none"
     # -- measurement -----------------------------------------------------------------------
     warmup: int = 2000
     measure: int = 10000
@@ -382,6 +383,7 @@ def _first_hop_vcs(cfg: Config, escape: int, datelines: bool) -> set:
 
 
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")
+SYNCS = ("none", "local", "global")
 
 
 # -- workload ------------------------------------------------------------------------------
@@ -410,6 +412,8 @@ def _validate_workload(cfg: Config) -> None:
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
     if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
         raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")
+    if cfg.sync not in SYNCS:
+        raise unknown_choice("sync", cfg.sync, SYNCS)
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
     _set(cfg, "hotspot_nodes", parse_int_list("hotspot_nodes", cfg.hotspot_nodes) or (0,))

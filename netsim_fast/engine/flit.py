@@ -14,7 +14,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.engine.flit_state import (
-    C_CYCLE, C_DELIVERED, C_DONE, C_LAST_DELIVERY, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
+    C_CYCLE, C_DELIVERED, C_DONE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
     C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW, NONE,
     ROUTER_LANES,
     STOP_ALL, STOP_WINDOW,
@@ -59,7 +59,7 @@ def _check_invariants(s, p, topo, t):
             buffered += s.ol_len[lane]
     on_links = 0
     for slot in range(p.ring):
-        on_links += s.ev_flit_n[slot]
+        on_links += s.ev_flit_n[slot] + s.ev_eject_n[slot]
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
@@ -95,8 +95,8 @@ def _check_invariants(s, p, topo, t):
 def _stop_rule_met(s, p, t):
     if p.stop_mode == STOP_WINDOW:
         return t + 1 >= p.win_end and s.cnt[C_WIN_OPEN] == 0
-    if p.stop_mode == STOP_ALL:  # iq deliveries are stamped T_crossbar ahead: wait for them
-        return s.cnt[C_DELIVERED] >= p.n_total and t >= s.cnt[C_LAST_DELIVERY]
+    if p.stop_mode == STOP_ALL:
+        return s.cnt[C_DELIVERED] >= p.n_total
     return False
 
 
@@ -125,8 +125,8 @@ def advance(s, p, topo, t_end):
             link_traversal(s, p, t, w, (t + p.t_link) % p.ring)
             crossbar(s, p, t, credit_slot)
         else:
-            err = switch_iq(s, p, t, (t + p.t_crossbar) // p.window, w,
-                            (t + p.t_crossbar + p.t_link) % p.ring, credit_slot)
+            err = switch_iq(s, p, t, w, (t + p.t_crossbar + p.t_link) % p.ring, credit_slot,
+                            (t + p.t_crossbar) % p.ring)
             if err != ERR_OK:
                 return err
         err = routing(s, p, topo, t)

@@ -22,8 +22,8 @@ from numba import njit
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.engine.flit_state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLIT_HOPS, C_FLITS_IN, C_FLITS_OUT,
-    C_LAST_DELIVERY, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_FLITS_OUT, C_WIN_OPEN, ERR_NO_ROUTE,
-    ERR_OK, ERR_ORDER, NONE, ROUTER_LANES,
+    C_GLOBAL_PHASE, C_LAST_DELIVERY, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_FLITS_OUT, C_WIN_OPEN, ERR_NO_ROUTE,
+    ERR_OK, ERR_ORDER, NONE, ROUTER_LANES, SYNC_GLOBAL, SYNC_LOCAL, SYNC_NONE,
 )
 from netsim_fast.routing.dispatch import next_hops
 
@@ -86,9 +86,25 @@ def schedule_flit(ev_flit, ev_flit_n, lane, pkt, code, slot):
 
 
 @njit(**KERNEL_JIT)
+def complete_phase(pkt_phase, pkt_dst, recv_need, recv_got, phase_need, phase_got, node_phase, cnt, pkt):
+    """A packet's tail was delivered: count it for its phase and open the next phase when the
+    receiving node (--sync local) or the whole network (--sync global) has all of this one."""
+    f = pkt_phase[pkt]
+    node = pkt_dst[pkt]
+    recv_got[node, f] += 1
+    last = recv_need.shape[1] - 1
+    while node_phase[node] < last and recv_got[node, node_phase[node]] == recv_need[node, node_phase[node]]:
+        node_phase[node] += 1
+    phase_got[f] += 1
+    while cnt[C_GLOBAL_PHASE] < last and phase_got[cnt[C_GLOBAL_PHASE]] == phase_need[cnt[C_GLOBAL_PHASE]]:
+        cnt[C_GLOBAL_PHASE] += 1
+
+
+@njit(**KERNEL_JIT)
 def deliver(pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del, ts_accepted, cnt,
             w, win_start, win_end, debug, pkt, code, when):
-    """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code."""
+    """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code.
+    (Phase bookkeeping of a delivered tail is done by the caller with ``complete_phase``.)"""
     seq = code >> 1
     if debug and seq != pkt_ejected[pkt]:
         cnt[C_ERR_CYCLE] = when
@@ -192,7 +208,8 @@ def eject_lanes(s, p, t, w):
     ol_len, ol_last, port_queued, node_flits = s.ol_len, s.ol_last, s.port_queued, s.node_flits
     rr_eject, cnt = s.rr_eject, s.cnt
     pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del = s.pkt_ejected, s.pkt_release, s.pkt_head_del, s.pkt_tail_del
-    ts_accepted = s.ts_accepted
+    ts_accepted, pkt_phase, pkt_dst = s.ts_accepted, s.pkt_phase, s.pkt_dst
+    recv_need, recv_got, phase_need, phase_got, node_phase = s.recv_need, s.recv_got, s.phase_need, s.phase_got, s.node_phase
     local, v, depth = p.n_ports - 1, p.n_vcs, p.out_buf
     for node in range(p.n_nodes):
         link = node * p.n_ports + local
@@ -220,10 +237,13 @@ def eject_lanes(s, p, t, w):
             port_queued[link] -= 1
             node_flits[node] -= 1
             rr_eject[node] = 0 if served + 1 == v else served + 1
+            pkt, code = ol_pkt[out, pos], ol_seq[out, pos]
             err = deliver(pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del, ts_accepted, cnt,
-                          w, p.win_start, p.win_end, p.debug, ol_pkt[out, pos], ol_seq[out, pos], t)
+                          w, p.win_start, p.win_end, p.debug, pkt, code, t)
             if err != ERR_OK:
                 return err
+            if code & 1 and p.sync != SYNC_NONE:
+                complete_phase(pkt_phase, pkt_dst, recv_need, recv_got, phase_need, phase_got, node_phase, cnt, pkt)
     return ERR_OK
 
 
@@ -312,8 +332,9 @@ def crossbar(s, p, t, credit_slot):
 
 
 @njit(**KERNEL_JIT)
-def switch_iq(s, p, t, w_eject, w, arrival_slot, credit_slot):
-    """Separable input-first switch allocation and traversal (replaces stages 3-5 for ``iq``)."""
+def switch_iq(s, p, t, w, arrival_slot, credit_slot, eject_slot):
+    """Separable input-first switch allocation and traversal (replaces stages 3-5 for ``iq``).
+    Flits that crossed to a local port ``T_crossbar`` cycles ago are delivered first."""
     in_pkt, in_seq, in_head, in_len = s.in_pkt, s.in_seq, s.in_head, s.in_len
     in_out, in_ready, in_last, lane_up = s.in_out, s.in_ready, s.in_last, s.lane_up
     out_owner, out_credits, out_down, lane_port = s.out_owner, s.out_credits, s.out_down, s.lane_port
@@ -323,8 +344,21 @@ def switch_iq(s, p, t, w_eject, w, arrival_slot, credit_slot):
     conn_list, conn_n, conn_pos = s.conn_list, s.conn_n, s.conn_pos
     pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del = s.pkt_ejected, s.pkt_release, s.pkt_head_del, s.pkt_tail_del
     pkt_hops, ts_accepted, ts_link, cnt = s.pkt_hops, s.ts_accepted, s.ts_link, s.cnt
+    pkt_phase, pkt_dst, node_phase = s.pkt_phase, s.pkt_dst, s.node_phase
+    recv_need, recv_got, phase_need, phase_got = s.recv_need, s.recv_got, s.phase_need, s.phase_got
+    ev_eject, ev_eject_n = s.ev_eject, s.ev_eject_n
     v, ports = p.n_vcs, p.n_ports
     local = ports - 1
+    now = t % p.ring
+    for i in range(ev_eject_n[now]):
+        pkt, code = ev_eject[now, i, 0], ev_eject[now, i, 1]
+        err = deliver(pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del, ts_accepted, cnt, w,
+                      p.win_start, p.win_end, p.debug, pkt, code, t)
+        if err != ERR_OK:
+            return err
+        if code & 1 and p.sync != SYNC_NONE:
+            complete_phase(pkt_phase, pkt_dst, recv_need, recv_got, phase_need, phase_got, node_phase, cnt, pkt)
+    ev_eject_n[now] = 0
     for node in range(p.n_nodes):
         if node_flits[node] == 0:
             continue
@@ -356,12 +390,11 @@ def switch_iq(s, p, t, w_eject, w, arrival_slot, credit_slot):
                     pkt, code = pop_input(in_pkt, in_seq, in_head, in_len, in_last, lane, t)
                     schedule_credit(ev_credit, ev_credit_n, lane_up[lane], credit_slot)
                     node_flits[node] -= 1
-                    if op == local:
-                        err = deliver(pkt_ejected, pkt_release, pkt_head_del, pkt_tail_del, ts_accepted,
-                                      cnt, w_eject, p.win_start, p.win_end, p.debug, pkt, code,
-                                      t + p.t_crossbar)
-                        if err != ERR_OK:
-                            return err
+                    if op == local:  # reaches the node after the crossbar delay (delivered then)
+                        k = ev_eject_n[eject_slot]
+                        ev_eject[eject_slot, k, 0] = pkt
+                        ev_eject[eject_slot, k, 1] = code
+                        ev_eject_n[eject_slot] = k + 1
                     else:
                         link = node * ports + op
                         schedule_flit(ev_flit, ev_flit_n, out_down[out], pkt, code, arrival_slot)
@@ -504,12 +537,17 @@ def injection(s, p, t, w):
     in_pkt, in_seq, in_head, in_len = s.in_pkt, s.in_seq, s.in_head, s.in_len
     in_out, in_last, pkt_next, pkt_len = s.in_out, s.in_last, s.pkt_next, s.pkt_len
     pkt_injected, ts_injected, cnt = s.pkt_injected, s.ts_injected, s.cnt
+    pkt_phase, node_phase = s.pkt_phase, s.node_phase
     v = p.n_vcs
     local = p.n_ports - 1
     for node in range(p.n_nodes):
         head = src_head[node]
         if head == NONE and node_bound[node] == 0:
             continue
+        if head != NONE and p.sync != SYNC_NONE:  # the queue's head waits for its phase to open
+            allowed = node_phase[node] if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
+            if pkt_phase[head] > allowed:
+                head = NONE
         if head != NONE:
             for vc in range(v):
                 if inj_pkt[node, vc] == NONE:

@@ -22,6 +22,11 @@ STOP_AT_END = 0      # run exactly to the requested cycle (--cycles)
 STOP_WINDOW = 1      # open loop: stop once the measurement window's packets are delivered
 STOP_ALL = 2         # finite workload: stop once every packet is delivered
 
+SYNC_NONE = 0        # phases ignored: nodes proceed freely (paper 004's experiments)
+SYNC_LOCAL = 1       # a node injects phase f+1 once it has received all its phase-f packets
+SYNC_GLOBAL = 2      # every node injects phase f+1 once all phase-f packets are delivered
+SYNCS = {"none": SYNC_NONE, "local": SYNC_LOCAL, "global": SYNC_GLOBAL}
+
 # error codes returned by the kernel
 ERR_OK = 0
 ERR_DEADLOCK = 1
@@ -47,6 +52,7 @@ C_ERR_LANE = 11
 C_ERR_PKT = 12
 C_LAST_DELIVERY = 13  # cycle of the last tail delivery
 C_WIN_FLITS_OUT = 14  # flits delivered during the measurement window
+C_GLOBAL_PHASE = 15   # phase every node may inject under --sync global
 N_COUNTERS = 16
 
 
@@ -76,6 +82,7 @@ class FlitParams(NamedTuple):
     win_end: int
     ring: int             # slots of the event rings (> longest delay)
     n_total: int          # packets of a finite workload (STOP_ALL)
+    sync: int             # SYNC_NONE, SYNC_LOCAL or SYNC_GLOBAL
 
 
 class FlitState(NamedTuple):
@@ -122,6 +129,8 @@ class FlitState(NamedTuple):
     ev_flit_n: np.ndarray     # int32[R]
     ev_credit: np.ndarray     # int32[R, cap2] output lane/VC receiving a credit
     ev_credit_n: np.ndarray   # int32[R]
+    ev_eject: np.ndarray      # int32[R, N*E, 2] (packet, code) of flits reaching their node (iq)
+    ev_eject_n: np.ndarray    # int32[R]
     # nodes
     src_head: np.ndarray      # int32[N] first packet of the source queue, NONE if empty
     src_tail: np.ndarray      # int32[N] last packet of the source queue
@@ -138,6 +147,13 @@ class FlitState(NamedTuple):
     pkt_tail_del: np.ndarray  # int64[cap] tail delivered
     pkt_hops: np.ndarray      # int32[cap] links crossed by the head
     pkt_ejected: np.ndarray   # int32[cap] flits delivered so far
+    pkt_phase: np.ndarray     # int32[cap] step of the algorithm the packet belongs to
+    # phases (--sync): F = number of phases of a finite workload (1 for open-loop traffic)
+    recv_need: np.ndarray     # int32[N, F] packets each node receives in each phase
+    recv_got: np.ndarray      # int32[N, F] ... received so far
+    phase_need: np.ndarray    # int64[F] packets of each phase
+    phase_got: np.ndarray     # int64[F] ... delivered so far
+    node_phase: np.ndarray    # int32[N] highest phase the node may inject (--sync local)
     # statistics
     link_flits: np.ndarray    # int64[N*P] flits sent per port (directed link)
     ts_injected: np.ndarray   # int64[W] flits injected per window
@@ -204,11 +220,18 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
         ev_flit_n=np.zeros(ring, i32),
         ev_credit=np.zeros((ring, credit_cap), i32),
         ev_credit_n=np.zeros(ring, i32),
+        ev_eject=np.zeros((ring, n * p.eject_rate + 1, 2), i32),
+        ev_eject_n=np.zeros(ring, i32),
         src_head=np.full(n, NONE, i32),
         src_tail=np.full(n, NONE, i32),
         inj_pkt=np.full((n, v), NONE, i32),
         inj_sent=np.zeros((n, v), i32),
         **_packet_arrays(packet_capacity),
+        recv_need=np.zeros((n, 1), i32),
+        recv_got=np.zeros((n, 1), i32),
+        phase_need=np.zeros(1, i64),
+        phase_got=np.zeros(1, i64),
+        node_phase=np.zeros(n, i32),
         link_flits=np.zeros(links, i64),
         **_window_arrays(windows),
         cnt=np.zeros(N_COUNTERS, i64),
@@ -243,6 +266,7 @@ def _packet_arrays(cap: int) -> dict:
         pkt_tail_del=np.full(cap, NONE, i64),
         pkt_hops=np.zeros(cap, i32),
         pkt_ejected=np.zeros(cap, i32),
+        pkt_phase=np.zeros(cap, i32),
     )
 
 
@@ -275,7 +299,28 @@ def ensure_window_capacity(state: FlitState, windows: int) -> FlitState:
     return state._replace(**{name: _grown(getattr(state, name), size, 0) for name in _window_arrays(1)})
 
 
-def append_packets(state: FlitState, src, dst, length, release) -> FlitState:
+def set_phases(state: FlitState, n_nodes: int, dst, phase) -> FlitState:
+    """Per-node and per-phase packet counts of a finite phased workload (for --sync)."""
+    n_phases = int(phase.max()) + 1 if len(phase) else 1
+    recv_need = np.zeros((n_nodes, n_phases), np.int32)
+    np.add.at(recv_need, (np.asarray(dst), np.asarray(phase)), 1)
+    phase_need = np.bincount(np.asarray(phase), minlength=n_phases).astype(np.int64)
+    state = state._replace(recv_need=recv_need, recv_got=np.zeros_like(recv_need),
+                           phase_need=phase_need, phase_got=np.zeros_like(phase_need))
+    # phases with nothing to receive are complete from the start
+    node_phase = np.zeros(n_nodes, np.int32)
+    for node in range(n_nodes):
+        while node_phase[node] < n_phases - 1 and recv_need[node, node_phase[node]] == 0:
+            node_phase[node] += 1
+    state.node_phase[:] = node_phase
+    global_phase = 0
+    while global_phase < n_phases - 1 and phase_need[global_phase] == 0:
+        global_phase += 1
+    state.cnt[C_GLOBAL_PHASE] = global_phase
+    return state
+
+
+def append_packets(state: FlitState, src, dst, length, release, phase=None) -> FlitState:
     """Add packets (released at or after the current cycle, in non-decreasing release order)."""
     count = int(len(src))
     if count == 0:
@@ -287,5 +332,6 @@ def append_packets(state: FlitState, src, dst, length, release) -> FlitState:
     state.pkt_dst[sl] = dst
     state.pkt_len[sl] = length
     state.pkt_release[sl] = release
+    state.pkt_phase[sl] = 0 if phase is None else phase
     state.cnt[C_NPKT] = start + count
     return state
