@@ -368,18 +368,28 @@ def _validate_engine(cfg: Config) -> None:
         for vc in cfg.inject_vcs:
             if not 0 <= vc < cfg.vcs:
                 raise bad("inject-vcs", cfg.inject_vcs, f"every VC must be in 0..{cfg.vcs - 1}")
-        usable = _first_hop_vcs(cfg, escape, datelines)
-        if not set(cfg.inject_vcs) & usable:
-            raise bad("inject-vcs", cfg.inject_vcs,
-                      f"no packet could ever enter the network: routing '{cfg.routing}' starts on VCs {sorted(usable)}")
+        problem = _first_hop_problem(cfg, set(cfg.inject_vcs), escape, datelines)
+        if problem:
+            raise bad("inject-vcs", cfg.inject_vcs, problem)
 
 
-def _first_hop_vcs(cfg: Config, escape: int, datelines: bool) -> set:
-    if cfg.routing == "duato":
-        return {0} | set(range(escape, cfg.vcs))
+def _first_hop_problem(cfg: Config, allowed: set, escape: int, datelines: bool) -> str | None:
+    """Why some packet could never take its first hop with only ``allowed`` VCs, else None.
+
+    With datelines a packet whose first hop is a wrap-around link starts in class 1, so both
+    classes must be reachable (dor), or an adaptive VC, or both escape VCs (duato)."""
+    v = cfg.vcs
     if cfg.routing == "dor" and datelines:
-        return set(range(cfg.vcs // 2))
-    return set(range(cfg.vcs))
+        classes = (set(range(v // 2)), set(range(v // 2, v)))
+        if not all(allowed & c for c in classes):
+            return (f"routing 'dor' starts a packet in class 0 (VCs {sorted(classes[0])}) or, when its first hop "
+                    f"wraps around, class 1 (VCs {sorted(classes[1])}); include VCs of both")
+    if cfg.routing == "duato":
+        adaptive = set(range(escape, v))
+        if not allowed & adaptive and not set(range(escape)) <= allowed:
+            return (f"routing 'duato' needs an adaptive VC ({sorted(adaptive)}) or every escape VC "
+                    f"({sorted(range(escape))}) for a packet's first hop")
+    return None
 
 
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")

@@ -160,7 +160,7 @@ def test_long_saturated_runs_never_trip_the_watchdog(routing):
 
 def test_same_config_and_seed_give_identical_results():
     from netsim_fast.engine.results import WALL_CLOCK_KEYS
-    from netsim_fast.simulate import simulate
+    from netsim_fast.experiment import simulate
 
     cfg = Config(topology="torus", k=4, routing="duato", rate=0.3, warmup=200, measure=800)
     a, b = simulate(cfg), simulate(cfg)

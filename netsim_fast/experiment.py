@@ -1,4 +1,4 @@
-"""``netsim_fast.simulate(cfg)``: run one experiment and return its summary (a dict).
+"""``netsim_fast.simulate(cfg)`` lives here: run one experiment and return its summary (a dict).
 
 The one place that joins a ``Config`` to a topology, a workload, an engine, the analytic
 capacity and the trace writer; the CLI's ``run`` and the sweeps call it.
