@@ -79,5 +79,5 @@ def write_flit_trace(cfg: Config, run, summary: dict) -> None:
         packets=packet_table(state),
         timeseries=timeseries,
         window_cycles=w,
-        links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.link_flits[port_index]},
+        links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
     )

@@ -27,7 +27,7 @@ def test_global_sync_starts_no_step_before_the_previous_one_is_delivered(router)
     pk = shift_exchange(16)
     s = run_flit(cfg, build_topology(cfg), packets=pk).state
     n = pk.src.size
-    injected, tail = s.pkt_injected[:n], s.pkt_tail_del[:n]
+    injected, tail = s.pkt["injected"][:n], s.pkt["tail_del"][:n]
     for f in range(1, pk.phase.max() + 1):
         assert injected[pk.phase == f].min() >= tail[pk.phase == f - 1].max()
 
@@ -37,7 +37,7 @@ def test_local_sync_waits_for_the_nodes_own_receipts_only():
     pk = shift_exchange(16)
     s = run_flit(cfg, build_topology(cfg), packets=pk).state
     n = pk.src.size
-    injected, tail = s.pkt_injected[:n], s.pkt_tail_del[:n]
+    injected, tail = s.pkt["injected"][:n], s.pkt["tail_del"][:n]
     overlap = False
     for f in range(1, pk.phase.max() + 1):
         for node in range(16):

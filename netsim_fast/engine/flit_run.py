@@ -144,15 +144,19 @@ def _lane_name(lane: int, params, topo) -> str:
     return f"{'output' if output else 'input'} lane node {node} {where} vc {vc}"
 
 
-def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
-    """Lanes holding flits that have not advanced for ``deadlock_cycles`` (for the error message)."""
+def _stuck(state, params) -> np.ndarray:
     t = int(state.cnt[fs.C_ERR_CYCLE])
-    stuck = np.nonzero((state.in_len > 0) & (t - state.in_last >= params.deadlock_cycles))[0]
+    return np.nonzero((state.inl["len"] > 0) & (t - state.inl["last"] >= params.deadlock_cycles))[0]
+
+
+def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
+    """Input lanes holding flits that have not advanced for ``deadlock_cycles`` (for the message)."""
     out = []
-    for lane in stuck[:limit]:
+    for lane in _stuck(state, params)[:limit]:
         node = int(lane) // (params.n_ports * params.n_vcs)
+        front = int(state.in_buf[lane, state.inl["head"][lane]])
         out.append({"node": node, "port": int(lane // params.n_vcs % params.n_ports), "vc": int(lane % params.n_vcs),
-                    "packet": int(state.in_pkt[lane, state.in_head[lane]]), "flits": int(state.in_len[lane])})
+                    "packet": front >> 32, "flits": int(state.inl["len"][lane])})
     return out
 
 
@@ -162,7 +166,7 @@ def describe_error(err: int, state, params, topo) -> str:
     pkt = int(state.cnt[fs.C_ERR_PKT])
     if err == fs.ERR_DEADLOCK:
         lanes = blocked_lanes(state, params)
-        total = int(((state.in_len > 0) & (t - state.in_last >= params.deadlock_cycles)).sum())
+        total = int(_stuck(state, params).size)
         shown = "; ".join(f"node {b['node']} port {b['port']} vc {b['vc']} packet {b['packet']}" for b in lanes)
         return (f"deadlock at cycle {t}: {total} input lane(s) have not advanced for {params.deadlock_cycles} cycles "
                 f"(first: {shown or _lane_name(lane, params, topo)})")
