@@ -19,11 +19,8 @@ def __getattr__(name):
 
         return build_topology
     if name == "simulate":
-        from netsim_fast.simulate import simulate
+        from netsim_fast.experiment import simulate
 
-        # importing the submodule bound the package attribute ``simulate`` to the module;
-        # rebind it to the function, or the next ``netsim_fast.simulate(...)`` fails
-        globals()["simulate"] = simulate
         return simulate
     if name == "open_trace":
         from netsim_fast.trace import open_trace

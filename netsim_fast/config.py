@@ -118,6 +118,7 @@ class Config:
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
+    sync: str = "none"  # phased finite workloads on the flit engine: none | local | global
     # -- packet engine (store-and-forward) -------------------------------------------------
     policy: str | None = None  # fifo | srpf | lrpf | random (default fifo)
     path_choice: str | None = None  # fixed | random (default fixed)
@@ -390,7 +391,7 @@ def needs_datelines(cfg: Config) -> bool:
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
                      "credit_delay", "headers_per_cycle", "eject_rate", "inject_vcs", "packet_flits",
-                     "packet_bytes", "flit_bytes", "check_invariants")
+                     "packet_bytes", "flit_bytes", "check_invariants", "sync")
 # Options of the packet engine (None / False: not given).
 PACKET_ONLY_OPTIONS = ("policy", "path_choice", "one_port", "queue_capacity")
 
@@ -421,21 +422,32 @@ def _validate_engine(cfg: Config) -> None:
         for vc in cfg.inject_vcs:
             if not 0 <= vc < cfg.vcs:
                 raise bad("inject-vcs", cfg.inject_vcs, f"every VC must be in 0..{cfg.vcs - 1}")
-        usable = _first_hop_vcs(cfg, escape, datelines)
-        if not set(cfg.inject_vcs) & usable:
-            raise bad("inject-vcs", cfg.inject_vcs,
-                      f"no packet could ever enter the network: routing '{cfg.routing}' starts on VCs {sorted(usable)}")
+        problem = _first_hop_problem(cfg, set(cfg.inject_vcs), escape, datelines)
+        if problem:
+            raise bad("inject-vcs", cfg.inject_vcs, problem)
 
 
-def _first_hop_vcs(cfg: Config, escape: int, datelines: bool) -> set:
-    if cfg.routing == "duato":
-        return {0} | set(range(escape, cfg.vcs))
+def _first_hop_problem(cfg: Config, allowed: set, escape: int, datelines: bool) -> str | None:
+    """Why some packet could never take its first hop with only ``allowed`` VCs, else None.
+
+    With datelines a packet whose first hop is a wrap-around link starts in class 1, so both
+    classes must be reachable (dor), or an adaptive VC, or both escape VCs (duato)."""
+    v = cfg.vcs
     if cfg.routing == "dor" and datelines:
-        return set(range(cfg.vcs // 2))
-    return set(range(cfg.vcs))
+        classes = (set(range(v // 2)), set(range(v // 2, v)))
+        if not all(allowed & c for c in classes):
+            return (f"routing 'dor' starts a packet in class 0 (VCs {sorted(classes[0])}) or, when its first hop "
+                    f"wraps around, class 1 (VCs {sorted(classes[1])}); include VCs of both")
+    if cfg.routing == "duato":
+        adaptive = set(range(escape, v))
+        if not allowed & adaptive and not set(range(escape)) <= allowed:
+            return (f"routing 'duato' needs an adaptive VC ({sorted(adaptive)}) or every escape VC "
+                    f"({sorted(range(escape))}) for a packet's first hop")
+    return None
 
 
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")
+SYNCS = ("none", "local", "global")
 
 
 # -- workload ------------------------------------------------------------------------------
@@ -531,7 +543,7 @@ def _validate_open_loop(cfg: Config) -> None:
 
 def _validate_finite(cfg: Config) -> None:
     """Options of the finite workloads (workloads/finite.py) and of gossip."""
-    from netsim_fast.workloads.finite import FORWARDING_PATTERNS, GOSSIP_PATTERNS
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS, GOSSIP_PATTERNS, PHASED_PATTERNS
 
     pattern = cfg.pattern
     if pattern == "random":
@@ -549,6 +561,8 @@ def _validate_finite(cfg: Config) -> None:
         raise bad("messages-file", cfg.messages_file, "applies to --pattern file only")
     if pattern == "embed-debruijn":
         _check_embedding(cfg)
+    if cfg.sync != "none" and pattern not in PHASED_PATTERNS:
+        raise bad("sync", cfg.sync, f"gates the steps of {' and '.join(PHASED_PATTERNS)}; --pattern {pattern} has none")
     if cfg.time_independent and pattern not in FORWARDING_PATTERNS:
         raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
     if pattern in GOSSIP_PATTERNS:
@@ -592,6 +606,8 @@ def _validate_packet_size(cfg: Config) -> None:
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
     if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
         raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")
+    if cfg.sync not in SYNCS:
+        raise unknown_choice("sync", cfg.sync, SYNCS)
 
 
 # -- measurement -----------------------------------------------------------------------------

@@ -121,3 +121,32 @@ def test_invalid_gossip_input_exits_2_with_one_line(args, needle):
     assert res.exit_code == 2, res.output
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and needle in lines[0], res.stderr
+
+
+def test_sync_gates_the_shift_steps_of_total_exchange_on_the_flit_engine(tmp_path):
+    import netsim_fast as nf
+
+    cycles = {}
+    for sync in ("none", "local", "global"):
+        path = tmp_path / f"{sync}.h5"
+        out = run_json("--topology", "torus", "--dims", "4,4", "--pattern", "total-exchange", "--packet-flits", "2",
+                       "--sync", sync, "--trace", str(path))
+        cycles[sync] = out["completion_cycles"]
+    pk = nf.open_trace(tmp_path / "global.h5").arrays("packets")
+    step = (pk["dst"] - pk["src"]) % 16  # message u -> u + s belongs to step s
+    for s in range(2, 16):  # global: no step starts before the previous one is delivered
+        assert pk["injected_cycle"][step == s].min() >= pk["tail_arrival_cycle"][step == s - 1].max()
+    assert cycles["none"] <= cycles["local"] <= cycles["global"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("--pattern", "random", "--sync", "global"), "has none"),
+    (("--pattern", "uniform", "--sync", "local"), "open-loop"),
+    (("--pattern", "total-exchange", "--sync", "globl"), "did you mean 'global'"),
+    (("--engine", "packet", "--pattern", "total-exchange", "--sync", "global"), "flit engine only"),
+])
+def test_invalid_sync_exits_2(args, needle):
+    res = runner.invoke(app, ["run", "--topology", "torus", "--dims", "4,4", *args, "--quiet"])
+    assert res.exit_code == 2, res.output
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0], res.stderr

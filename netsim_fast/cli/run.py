@@ -54,6 +54,7 @@ def run(
     pattern: Annotated[Optional[str], _opt("--pattern", panel=_W, help="Open-loop (flit): uniform | transpose | bitcomp | bitrev | shuffle | tornado | neighbor | hotspot | randperm. Finite, run to completion (packet, flit): random | total-exchange | permutation | file | embed-debruijn | gossip-naive. Gossip (packet): gossip-ham | gossip-one. [default: uniform; random on the packet engine]")] = None,
     messages: Annotated[Optional[int], _opt("--messages", panel=_W, help="random: messages per node [default: 1].")] = None,
     messages_file: Annotated[Optional[str], _opt("--messages-file", panel=_W, help="file: one 'src dst [release_cycle]' per line ('#' comments, optional header).")] = None,
+    sync: Annotated[str, _opt("--sync", panel=_W, help="Flit engine, total-exchange and gossip-naive: none | local (a node starts step s+1 once it received its step-s messages) | global (once every step-s message arrived).")] = "none",
     time_independent: Annotated[bool, _opt("--time-independent", panel=_W, help="gossip-ham, gossip-one: fixed forwarding rules, no switching schedule.")] = False,
     rate: Annotated[float, _opt("--rate", panel=_W, help="Offered load in flits/node/cycle (Bernoulli packet creation).")] = 0.1,
     packet_flits: Annotated[Optional[int], _opt("--packet-flits", panel=_W, help="Packet size in flits [default: 8].")] = None,
@@ -89,13 +90,18 @@ def run(
         headers_per_cycle=headers_per_cycle, eject_rate=eject_rate, inject_vcs=inject_vcs, pattern=pattern,
         rate=rate, packet_flits=packet_flits, packet_bytes=packet_bytes, flit_bytes=flit_bytes,
         hotspot_fraction=hotspot_fraction, hotspot_nodes=hotspot_nodes, messages=messages,
-        messages_file=messages_file, time_independent=time_independent, policy=policy,
+        messages_file=messages_file, time_independent=time_independent, sync=sync, policy=policy,
         path_choice=path_choice, one_port=one_port, queue_capacity=queue_capacity, seed=seed, warmup=warmup,
         measure=measure, drain=drain, cycles=cycles, window=window, deadlock_cycles=deadlock_cycles,
         check_invariants=check_invariants, trace=trace,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
     cfg = Config(**fields)
+    if cfg.sync != "none":
+        from netsim_fast.config import bad, is_open_loop
+
+        if is_open_loop(cfg):  # the API takes phases with explicit packets; run has none for these
+            raise bad("sync", cfg.sync, f"gates the steps of finite workloads; open-loop --pattern {cfg.pattern} has none")
     if sweep_rates is not None:
         from netsim_fast.cli.run_sweep import rate_curve
         from netsim_fast.config import bad, is_open_loop

@@ -2,7 +2,8 @@
 
 Finite workloads are released up front (or at the cycles a file gives) and run to completion,
 on either engine: the packet engine takes the ``Messages`` as they are, the flit engine takes
-them as ``FinitePackets`` of ``--packet-flits`` flits each (``flit_packets``).
+them as ``FinitePackets`` of ``--packet-flits`` flits each (``flit_packets``), with the shift
+step as the phase of ``total-exchange`` and ``gossip-naive`` when ``--sync`` gates the steps.
 
 ============== =============================================================================
 random         ``--messages m`` per node to uniform destinations other than the source
@@ -32,6 +33,8 @@ from netsim_fast.workloads import messages as wm
 FINITE_PATTERNS = ("random", "total-exchange", "permutation", "file", "embed-debruijn", "gossip-naive")
 FORWARDING_PATTERNS = ("gossip-ham", "gossip-one")
 GOSSIP_PATTERNS = ("gossip-ham", "gossip-one", "gossip-naive")
+# Shift-order workloads: step s (phase s - 1) sends u -> u + s; the flit engine's --sync gates steps.
+PHASED_PATTERNS = ("total-exchange", "gossip-naive")
 
 
 def build_messages(cfg, n_nodes: int) -> tuple[wm.Messages, dict]:
@@ -76,13 +79,20 @@ def _embedding(base: int, n_nodes: int, rng) -> tuple[wm.Messages, dict]:
     return msgs, {"base": base, "guest_nodes": n_nodes}
 
 
-def flit_packets(messages: wm.Messages, packet_flits: int):
+def shift_phases(messages: wm.Messages, n_nodes: int) -> np.ndarray:
+    """int32 phase of every message of a shift-order workload: ``(dst - src) mod N - 1``."""
+    return ((messages.dst.astype(np.int64) - messages.src) % n_nodes - 1).astype(np.int32)
+
+
+def flit_packets(messages: wm.Messages, packet_flits: int, phase: np.ndarray | None = None):
     """The messages as the flit engine's ``FinitePackets``: ordered by release cycle, then by
-    source, each source keeping its own message order (its injection order)."""
+    source, each source keeping its own message order (its injection order). ``phase``
+    (int32 per message, for ``--sync``) is reordered with them."""
     from netsim_fast.engine.flit_run import FinitePackets
 
     order = np.lexsort((np.arange(messages.n_messages), messages.src, messages.release_cycle))
     return FinitePackets(
         src=messages.src[order], dst=messages.dst[order],
         length=np.full(order.size, packet_flits, np.int32), release=messages.release_cycle[order],
+        phase=None if phase is None else phase[order],
     )

@@ -1,4 +1,4 @@
-"""``netsim_fast.simulate(cfg)``: run one experiment and return its summary (a dict).
+"""``netsim_fast.simulate(cfg)`` lives here: run one experiment and return its summary (a dict).
 
 The one place that joins a ``Config`` to a topology, a workload, an engine, the analytic
 capacity and the trace writer; the CLI's ``run`` and the sweeps call it. Summaries and traces
@@ -56,13 +56,14 @@ def _workload(cfg: Config, topo):
 
 def _simulate_flit_finite(cfg: Config, topo, progress) -> dict:
     """A finite message set on the flit engine: ``--packet-flits`` flits per message."""
-    from netsim_fast.workloads.finite import flit_packets
+    from netsim_fast.workloads.finite import flit_packets, shift_phases
 
     messages, extras = _workload(cfg, topo)
+    phase = shift_phases(messages, topo.n_nodes) if cfg.sync != "none" else None
     if "lower_bound_steps" in extras:  # a step moves one packet per link: packet_flits * t_link cycles
         extras["lower_bound_cycles"] = extras["lower_bound_steps"] * cfg.packet_flits * cfg.t_link
     try:
-        summary = _simulate_flit(cfg, topo, progress, packets=flit_packets(messages, cfg.packet_flits))
+        summary = _simulate_flit(cfg, topo, progress, packets=flit_packets(messages, cfg.packet_flits, phase))
     except DeadlockError as exc:
         exc.summary.update(pattern=cfg.pattern, **extras)
         raise
@@ -176,5 +177,5 @@ def write_flit_trace(cfg: Config, run, summary: dict) -> None:
         packets=packet_table(state),
         timeseries=timeseries,
         window_cycles=w,
-        links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.link_flits[port_index]},
+        links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
     )
