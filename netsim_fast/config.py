@@ -96,6 +96,7 @@ class Config:
     engine: str | None = "flit"  # None: only the topology is described (netsim-fast topo)
     router: str = "lanes"
     routing: str | None = None
+    loops: int = 4
     switching: str = "wormhole"
     vcs: int = 4
     buf: int = 8
@@ -340,11 +341,13 @@ _TOPOLOGY_CHECKS = {
 
 # Which topologies each routing fits. Grid routings need coordinates and ports per direction;
 # the BMG routers rely on the power-of-two jumps of the binomial graph.
+BMG_ROUTINGS = ("bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcount", "bmg-cbe", "bmg-equiclass", "chord")
 ROUTING_TOPOLOGIES = {
     "dor": GRID_TOPOLOGIES,
     "duato": GRID_TOPOLOGIES,
     "dor-nodateline": GRID_TOPOLOGIES,
     "minimal": TOPOLOGIES,
+    **{name: ("bmg",) for name in BMG_ROUTINGS},
 }
 
 
@@ -361,8 +364,9 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
     return "dor" if topology in GRID_TOPOLOGIES else "minimal"
 
 
-# Routings the packet engine runs: a next-hop table (routing/table.py); dor as a one-port table.
-PACKET_ROUTINGS = ("minimal", "dor")
+# Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
+# routers as one-port tables.
+PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
 
 
 def _validate_routing(cfg: Config) -> None:
@@ -374,7 +378,8 @@ def _validate_routing(cfg: Config) -> None:
     if cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
     if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:
-        raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology) and dor (tori, meshes, hypercubes)")
+        raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology), dor (tori, meshes, hypercubes) and the BMG routers (bmg)")
+    _require_int("loops", cfg.loops, 0, 64, " (equivalence-class loops of bmg-equiclass)")
 
 
 # -- engine ----------------------------------------------------------------------------------
@@ -418,7 +423,7 @@ def _validate_engine(cfg: Config) -> None:
     _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
     if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS:
         raise bad("routing", cfg.routing,
-                  f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)} on tori, meshes and hypercubes")
+                  f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)}")
     datelines = needs_datelines(cfg)
     if cfg.routing == "dor" and datelines and cfg.vcs % 2:
         raise bad("vcs", cfg.vcs, "routing 'dor' on a torus needs an even number of VCs (two dateline classes of V/2); pass --vcs 2, 4, ...")
@@ -454,7 +459,7 @@ def _first_hop_problem(cfg: Config, allowed: set, escape: int, datelines: bool) 
     return None
 
 
-FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
 SYNCS = ("none", "local", "global")
 
 

@@ -155,6 +155,7 @@ class FlitParams(NamedTuple):
     inject_mask: int      # bit v set: VC v may be used for a packet's first hop
     atomic_mask: int      # bit v set: VC v is reallocated only once drained (--vc-realloc)
     vc_alloc: int         # VC_ALLOC_AGE or VC_ALLOC_RR: order in which routed headers get VCs
+    class_vcs: int        # table routings: VCs per hop class
     deadlock_cycles: int
     debug: int
     window: int           # cycles per time-series window
@@ -176,6 +177,7 @@ class FlitState(NamedTuple):
     conn_list: np.ndarray     # int32[N, P*V] connected input lanes of each router (first conn_n)
     route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
     inj: np.ndarray           # INJ[N, V] packet bound to each local input lane
+    route_mask: np.ndarray    # uint8[N (dst), N (node), W] allowed ports of a table routing (else empty)
     ev_flit: np.ndarray       # int64[R, cap, 2] (lane, flit) reaching an input lane, by cycle % R
     ev_flit_n: np.ndarray     # int32[R]
     ev_credit: np.ndarray     # int32[R, cap2] output lane/VC receiving a credit
@@ -205,7 +207,7 @@ def ring_size(t_link: int, t_crossbar: int, credit_delay: int) -> int:
     return max(t_link + t_crossbar, credit_delay) + 2
 
 
-def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitState:
+def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mask=None) -> FlitState:
     """Allocate an idle network with empty buffers and full credits."""
     from netsim_fast.routing import MAX_ROWS
 
@@ -245,6 +247,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
         conn_list=np.zeros((n, ports * v), i4),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
         inj=inj,
+        route_mask=route_mask if route_mask is not None else np.zeros((0, 0, 1), np.uint8),
         ev_flit=np.zeros((ring, n * ports + 1, 2), i8),
         ev_flit_n=np.zeros(ring, i4),
         ev_credit=np.zeros((ring, lanes + 1), i4),
