@@ -8,7 +8,8 @@ signature) is a trace; a folder with ``results.csv``/``results.parquet``, a CSV 
   flits in flight over time, and the latency histogram of the measured packets;
 - sweep: latency vs offered load and accepted vs offered load, one line per combination of the
   other swept parameters (colour = ``hue``, default the routing), saturated points marked with
-  ``x`` at the top of the latency panel because their latency is unbounded (null in the table);
+  ``x`` at the top of the latency panel because their latency is unbounded (null in the table),
+  failed runs that still report their offered load (a deadlock) marked ``+`` there too;
 - sweep with ``x`` and ``y``: any metric or parameter against any other, mean over repeats with
   the standard deviation as error bars.
 """
@@ -167,6 +168,13 @@ def _ok_rows(frame):
     return frame
 
 
+def _failed_rows(frame):
+    """Failed or timed-out rows that still know their offered load (a deadlocked run's summary)."""
+    if "status" not in frame.columns:
+        return frame.iloc[:0]
+    return frame[(frame["status"] != "ok") & frame["offered_load"].notna()]
+
+
 def varied_parameters(frame) -> list[str]:
     """Config columns whose value differs between the rows (seeds and trace paths aside)."""
     from netsim_fast.sweep.table import config_columns
@@ -189,7 +197,10 @@ def _per_point(frame, y_columns):
         frame["saturated"] = frame["saturated"].map({True: 1.0, False: 0.0, "True": 1.0, "False": 0.0})
     if key is None:
         return frame
-    numeric = [c for c in frame.columns if c != key and _numeric(frame[c])]
+    from netsim_fast.sweep.table import lead_columns
+
+    params = set(lead_columns())  # constant within a point (seed aside): kept, not averaged
+    numeric = [c for c in frame.columns if c not in params and _numeric(frame[c])]
     means = frame.groupby(key)[numeric].mean()
     stds = frame.groupby(key)[[c for c in y_columns if c in numeric]].std(ddof=1).add_suffix("_std")
     firsts = frame.groupby(key)[[c for c in frame.columns if c not in numeric and c != key]].first()
@@ -222,6 +233,7 @@ def draw_sweep(frame, hue: str | None = None):
     """Latency vs offered load (saturation marked) and accepted vs offered load, per curve."""
     for name in ("rate", "offered_load", "accepted_load", "latency_mean"):
         _column(frame, name, "y" if name != "rate" else "x")
+    failed = _failed_rows(frame)
     frame = _ok_rows(frame)
     params = varied_parameters(frame)
     if "rate" not in params:
@@ -236,6 +248,9 @@ def draw_sweep(frame, hue: str | None = None):
     points = _per_point(frame, ["latency_mean", "accepted_load"])
     plt = _pyplot()
     fig, (ax_lat, ax_acc) = plt.subplots(1, 2, figsize=(12, 4.8))
+    if len(failed):
+        ax_lat.scatter(failed["offered_load"], np.full(len(failed), 0.97), marker="+", s=70, color="k",
+                       transform=ax_lat.get_xaxis_transform(), clip_on=False, label="failed run (see results.csv)")
     marked = False
     top = ax_lat.get_xaxis_transform()
     for label, colour, style, marker, rows in _curves(points, "offered_load", curves, hue):
@@ -246,7 +261,9 @@ def draw_sweep(frame, hue: str | None = None):
         if sat.any():
             over = rows[sat]
             ax_lat.scatter(over["offered_load"], np.full(len(over), 0.97), marker="x", color=colour, transform=top,
-                           clip_on=False, label=None if marked else "saturated (latency unbounded)")
+                           clip_on=False)
+            if not marked:  # one neutral legend entry for the marks of every curve
+                ax_lat.scatter([], [], marker="x", color="k", label="saturated (latency unbounded)")
             ax_lat.axvline(over["offered_load"].min(), color=colour, ls=":", lw=1)
             ax_acc.scatter(over["offered_load"], over["accepted_load"], marker="x", s=60, color=colour, zorder=3)
             marked = True

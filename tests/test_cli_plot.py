@@ -86,6 +86,11 @@ def test_metric_plot_has_error_bars_over_repeats(sweep_dir):
     ax = fig.axes[0]
     assert "mean ± std over repeats" in ax.get_title()
     assert len(ax.containers) == 2  # one errorbar container per routing
+    for container in ax.containers:
+        assert list(container.lines[0].get_xdata()) == [0.1, 0.4, 1.0]
+    fig = draw_metric(load_results(sweep_dir), "routing", "accepted_load", hue="rate")
+    labels = {line.get_label() for line in fig.axes[0].containers}
+    assert labels == {"rate=0.1", "rate=0.4", "rate=1.0"}, "parameters label curves unaveraged"
 
 
 def test_trace_gives_time_series_and_latency_histogram(trace_file, tmp_path):

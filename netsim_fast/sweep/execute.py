@@ -243,6 +243,8 @@ def _execute(client, tasks: list[dict], writer: ResultsWriter, report: SweepRepo
     by_key = dict(zip(keys, tasks))
     futures = client.map(run_point, tasks, key=keys, pure=False)
     failed = 0
+    if progress is not None:
+        progress(0, 0, len(tasks))
     try:
         for future in as_completed(futures):
             task = by_key[future.key]
