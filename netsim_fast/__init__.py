@@ -19,7 +19,7 @@ def __getattr__(name):
 
         return build_topology
     if name == "simulate":
-        from netsim_fast.simulate import simulate
+        from netsim_fast.experiment import simulate
 
         return simulate
     if name == "open_trace":

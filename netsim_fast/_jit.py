@@ -14,3 +14,6 @@ every function boundary, which measured twice as fast on the flit engine
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 KERNEL_JIT = dict(JIT, _nrt=False)
+# Per-router stage bodies inlined (at Numba IR level) into the one loop over routers that
+# calls them: a real call per router and stage would cost more than the stage's work.
+KERNEL_INLINE = dict(KERNEL_JIT, inline="always")

@@ -6,13 +6,17 @@ a notebook all speak the same words. Every user-input error is raised here, in o
 ``ConfigError`` whose one-line message names the option, the value found and what is allowed.
 
 Construction normalises as well as validates: ``dims`` becomes a tuple of radices, the routing
-defaults to ``dor`` on grids and ``minimal`` elsewhere, ``graph_seed`` defaults to ``seed``.
+defaults to ``dor`` on grids and ``minimal`` elsewhere (``minimal`` everywhere on the packet
+engine), ``graph_seed`` defaults to ``seed``, and the options of the chosen engine and pattern
+get their defaults. Options that do not apply to the chosen engine or pattern stay at their
+defaults (``None`` for most): giving one is an error, never silently ignored.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+import os
 from dataclasses import asdict, dataclass, fields, replace
 
 from netsim_fast.errors import ConfigError
@@ -39,8 +43,11 @@ _ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "
 
 def bad(option: str, value, allowed: str) -> ConfigError:
     """The house error: ``--option value: what is allowed``."""
+    flag = f"--{option.replace('_', '-')}"
+    if value is True:  # a flag given on the command line: no value to show
+        return ConfigError(f"{flag}: {allowed}")
     shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
-    return ConfigError(f"--{option.replace('_', '-')} {shown}: {allowed}")
+    return ConfigError(f"{flag} {shown}: {allowed}")
 
 
 def unknown_choice(option: str, value: str, choices) -> ConfigError:
@@ -101,13 +108,22 @@ class Config:
     eject_rate: int = 1
     inject_vcs: tuple[int, ...] | None = None
     # -- workload --------------------------------------------------------------------------
-    pattern: str = "uniform"
+    pattern: str | None = None  # default: uniform on the flit engine, random on the packet engine
     rate: float = 0.1
     packet_flits: int | None = None
     packet_bytes: int | None = None
     flit_bytes: int = 4
     hotspot_fraction: float = 0.1
     hotspot_nodes: tuple[int, ...] | None = None
+    messages: int | None = None  # random: messages per node (default 1)
+    messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
+    time_independent: bool = False  # gossip-ham / gossip-one without switching
+    sync: str = "none"  # phased finite workloads on the flit engine: none | local | global
+    # -- packet engine (store-and-forward) -------------------------------------------------
+    policy: str | None = None  # fifo | srpf | lrpf | random (default fifo)
+    path_choice: str | None = None  # fixed | random (default fixed)
+    one_port: bool = False
+    queue_capacity: int | None = None  # transit packets per link queue, 0 = unbounded (default)
     # -- measurement -----------------------------------------------------------------------
     warmup: int = 2000
     measure: int = 10000
@@ -177,10 +193,26 @@ def _normalise_and_validate(cfg: Config) -> None:
     _validate_seeds(cfg)
     if cfg.engine is None:  # a topology-only description (netsim-fast topo)
         return
+    if cfg.engine not in ENGINES:
+        raise unknown_choice("engine", cfg.engine, ENGINES)
+    _validate_pattern_name(cfg)
     _validate_routing(cfg)
-    _validate_engine(cfg)
+    if cfg.engine == "flit":
+        _validate_engine(cfg)
+    else:
+        _reject_unless_default(cfg, FLIT_ONLY_OPTIONS, "applies to the flit engine only (drop it, or pass --engine flit)")
+    _validate_packet_options(cfg)
     _validate_workload(cfg)
     _validate_measurement(cfg)
+
+
+def _reject_unless_default(cfg: Config, names, why: str) -> None:
+    """Options that do not apply here must keep their defaults: a given value is an error."""
+    defaults = {f.name: f.default for f in fields(Config)}
+    for name in names:
+        value = getattr(cfg, name)
+        if value is not None and value != defaults[name]:
+            raise bad(name, value, why)
 
 
 def _validate_seeds(cfg: Config) -> None:
@@ -198,6 +230,8 @@ def _validate_topology(cfg: Config) -> None:
     _set(cfg, "jumps", parse_int_list("jumps", cfg.jumps))
     allowed = TOPOLOGY_OPTIONS[kind]
     for option in _ALL_TOPOLOGY_OPTIONS:
+        if option == "base" and cfg.engine is not None and cfg.pattern == "embed-debruijn":
+            continue  # the base of the guest de Bruijn graph, checked with the workload
         if option not in allowed and getattr(cfg, option) is not None:
             takes = ", ".join(f"--{o}" for o in allowed)
             raise bad(option, getattr(cfg, option), f"does not apply to --topology {kind} (it takes {takes})")
@@ -312,23 +346,38 @@ ROUTING_TOPOLOGIES = {
 }
 
 
-def default_routing(topology: str) -> str:
+
+def default_routing(topology: str, engine: str | None = "flit") -> str:
+    """``dor`` on grids and ``minimal`` elsewhere; ``minimal`` everywhere on the packet engine.
+
+    The packet engine routes from a table of all shortest-path next hops (papers/000's model
+    assumes shortest paths, and ``--path-choice random`` spreads packets over them); on grids
+    ``--routing dor`` gives it the flit engine's dimension-order path instead.
+    """
+    if engine == "packet":
+        return "minimal"
     return "dor" if topology in GRID_TOPOLOGIES else "minimal"
+
+
+# Routings the packet engine runs: a next-hop table (routing/table.py); dor as a one-port table.
+PACKET_ROUTINGS = ("minimal", "dor")
 
 
 def _validate_routing(cfg: Config) -> None:
     if cfg.routing is None:
-        _set(cfg, "routing", default_routing(cfg.topology))
+        _set(cfg, "routing", default_routing(cfg.topology, cfg.engine))
     if cfg.routing not in ROUTING_TOPOLOGIES:
         raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
     fits = ROUTING_TOPOLOGIES[cfg.routing]
     if cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
+    if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:
+        raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology) and dor (tori, meshes, hypercubes)")
 
 
 # -- engine ----------------------------------------------------------------------------------
 
-ENGINES = ("flit",)
+ENGINES = ("flit", "packet")
 ROUTERS = ("lanes", "iq")
 SWITCHINGS = ("wormhole", "vct")
 MAX_VCS = 32  # VC masks are machine words
@@ -339,9 +388,15 @@ def needs_datelines(cfg: Config) -> bool:
     return cfg.topology == "torus" and any(k > 2 for k in cfg.dims)
 
 
+# Options of the flit engine's routers, flow control and packet format.
+FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
+                     "credit_delay", "headers_per_cycle", "eject_rate", "inject_vcs", "packet_flits",
+                     "packet_bytes", "flit_bytes", "check_invariants", "sync")
+# Options of the packet engine (None / False: not given).
+PACKET_ONLY_OPTIONS = ("policy", "path_choice", "one_port", "queue_capacity")
+
+
 def _validate_engine(cfg: Config) -> None:
-    if cfg.engine not in ENGINES:
-        raise unknown_choice("engine", cfg.engine, ENGINES)
     if cfg.router not in ROUTERS:
         raise unknown_choice("router", cfg.router, ROUTERS)
     if cfg.switching not in SWITCHINGS:
@@ -367,31 +422,109 @@ def _validate_engine(cfg: Config) -> None:
         for vc in cfg.inject_vcs:
             if not 0 <= vc < cfg.vcs:
                 raise bad("inject-vcs", cfg.inject_vcs, f"every VC must be in 0..{cfg.vcs - 1}")
-        usable = _first_hop_vcs(cfg, escape, datelines)
-        if not set(cfg.inject_vcs) & usable:
-            raise bad("inject-vcs", cfg.inject_vcs,
-                      f"no packet could ever enter the network: routing '{cfg.routing}' starts on VCs {sorted(usable)}")
+        problem = _first_hop_problem(cfg, set(cfg.inject_vcs), escape, datelines)
+        if problem:
+            raise bad("inject-vcs", cfg.inject_vcs, problem)
 
 
-def _first_hop_vcs(cfg: Config, escape: int, datelines: bool) -> set:
-    if cfg.routing == "duato":
-        return {0} | set(range(escape, cfg.vcs))
+def _first_hop_problem(cfg: Config, allowed: set, escape: int, datelines: bool) -> str | None:
+    """Why some packet could never take its first hop with only ``allowed`` VCs, else None.
+
+    With datelines a packet whose first hop is a wrap-around link starts in class 1, so both
+    classes must be reachable (dor), or an adaptive VC, or both escape VCs (duato)."""
+    v = cfg.vcs
     if cfg.routing == "dor" and datelines:
-        return set(range(cfg.vcs // 2))
-    return set(range(cfg.vcs))
+        classes = (set(range(v // 2)), set(range(v // 2, v)))
+        if not all(allowed & c for c in classes):
+            return (f"routing 'dor' starts a packet in class 0 (VCs {sorted(classes[0])}) or, when its first hop "
+                    f"wraps around, class 1 (VCs {sorted(classes[1])}); include VCs of both")
+    if cfg.routing == "duato":
+        adaptive = set(range(escape, v))
+        if not allowed & adaptive and not set(range(escape)) <= allowed:
+            return (f"routing 'duato' needs an adaptive VC ({sorted(adaptive)}) or every escape VC "
+                    f"({sorted(range(escape))}) for a packet's first hop")
+    return None
 
 
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")
+SYNCS = ("none", "local", "global")
 
 
 # -- workload ------------------------------------------------------------------------------
 
+# Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
+OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain")
+
+
+def is_open_loop(cfg: Config) -> bool:
+    """True for the flit engine's synthetic patterns (uniform, transpose, ...)."""
+    from netsim_fast.workloads.synthetic import PATTERNS
+
+    return cfg.pattern in PATTERNS
+
+
+def _validate_pattern_name(cfg: Config) -> None:
+    from netsim_fast.workloads.finite import FINITE_PATTERNS, FORWARDING_PATTERNS
+    from netsim_fast.workloads.synthetic import PATTERNS
+
+    every = PATTERNS + FINITE_PATTERNS + FORWARDING_PATTERNS
+    if cfg.pattern is None:
+        _set(cfg, "pattern", "random" if cfg.engine == "packet" else "uniform")
+    if cfg.pattern not in every:
+        raise unknown_choice("pattern", cfg.pattern, every)
+    if cfg.engine == "packet" and cfg.pattern in PATTERNS:
+        raise bad("pattern", cfg.pattern, "is open-loop traffic of the flit engine; the packet engine runs "
+                  f"{', '.join(FINITE_PATTERNS + FORWARDING_PATTERNS)} (or pass --engine flit)")
+    if cfg.engine == "flit" and cfg.pattern in FORWARDING_PATTERNS:
+        raise bad("pattern", cfg.pattern, "runs the forwarding rules of the packet engine; pass --engine packet")
+
+
+def _validate_packet_options(cfg: Config) -> None:
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
+
+    if cfg.engine == "flit":
+        _reject_unless_default(cfg, PACKET_ONLY_OPTIONS, "applies to the packet engine only (pass --engine packet)")
+        return
+    if cfg.pattern in FORWARDING_PATTERNS:
+        _reject_unless_default(cfg, PACKET_ONLY_OPTIONS,
+                               f"does not apply to --pattern {cfg.pattern}: its forwarding rules send one packet per link and step on every port")
+        return
+    from netsim_fast.engine.packet import PATH_CHOICES, POLICIES
+
+    if cfg.policy is None:
+        _set(cfg, "policy", "fifo")
+    if cfg.policy not in POLICIES:
+        raise unknown_choice("policy", cfg.policy, tuple(POLICIES))
+    if cfg.path_choice is None:
+        _set(cfg, "path_choice", "fixed")
+    if cfg.path_choice not in PATH_CHOICES:
+        raise unknown_choice("path-choice", cfg.path_choice, tuple(PATH_CHOICES))
+    if not isinstance(cfg.one_port, bool):
+        raise bad("one-port", cfg.one_port, "expected true or false")
+    if cfg.queue_capacity is None:
+        _set(cfg, "queue_capacity", 0)
+    _require_int("queue-capacity", cfg.queue_capacity, 0, 1 << 30, " transit packets per link queue (0 = unbounded)")
+
 
 def _validate_workload(cfg: Config) -> None:
-    from netsim_fast.workloads.synthetic import PATTERNS, check_pattern
+    if is_open_loop(cfg):
+        _validate_open_loop(cfg)
+    else:
+        _reject_unless_default(cfg, OPEN_LOOP_OPTIONS,
+                               f"applies to open-loop patterns only; --pattern {cfg.pattern} is a finite workload run to completion")
+        _validate_finite(cfg)
+    if cfg.engine == "flit":
+        _validate_packet_size(cfg)
 
-    if cfg.pattern not in PATTERNS:
-        raise unknown_choice("pattern", cfg.pattern, PATTERNS)
+
+def _validate_open_loop(cfg: Config) -> None:
+    from netsim_fast.workloads.synthetic import check_pattern
+
+    for name in ("messages", "messages_file"):
+        if getattr(cfg, name) is not None:
+            raise bad(name, getattr(cfg, name), f"does not apply to the open-loop --pattern {cfg.pattern} (it takes --rate)")
+    if cfg.time_independent:
+        raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
     n_nodes = cfg.n_nodes
     if n_nodes is not None:
         check_pattern(cfg.pattern, cfg.radix, n_nodes)
@@ -399,6 +532,69 @@ def _validate_workload(cfg: Config) -> None:
         raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
     if not 0 <= cfg.rate <= 1:
         raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
+    if not 0 <= cfg.hotspot_fraction <= 1:
+        raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
+    _set(cfg, "hotspot_nodes", parse_int_list("hotspot_nodes", cfg.hotspot_nodes) or (0,))
+    if n_nodes is not None:
+        for node in cfg.hotspot_nodes:
+            if not 0 <= node < n_nodes:
+                raise bad("hotspot-nodes", cfg.hotspot_nodes, f"node ids must be in 0..{n_nodes - 1}")
+
+
+def _validate_finite(cfg: Config) -> None:
+    """Options of the finite workloads (workloads/finite.py) and of gossip."""
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS, GOSSIP_PATTERNS, PHASED_PATTERNS
+
+    pattern = cfg.pattern
+    if pattern == "random":
+        if cfg.messages is None:
+            _set(cfg, "messages", 1)
+        _require_int("messages", cfg.messages, 1, 1 << 24, " messages per node")
+    elif cfg.messages is not None:
+        raise bad("messages", cfg.messages, f"applies to --pattern random only (--pattern {pattern} fixes who sends what)")
+    if pattern == "file":
+        if not cfg.messages_file:
+            raise bad("messages-file", None, "--pattern file needs --messages-file PATH (one 'src dst [release_cycle]' per line)")
+        if not os.path.isfile(cfg.messages_file):
+            raise bad("messages-file", cfg.messages_file, "no such file")
+    elif cfg.messages_file is not None:
+        raise bad("messages-file", cfg.messages_file, "applies to --pattern file only")
+    if pattern == "embed-debruijn":
+        _check_embedding(cfg)
+    if cfg.sync != "none" and pattern not in PHASED_PATTERNS:
+        raise bad("sync", cfg.sync, f"gates the steps of {' and '.join(PHASED_PATTERNS)}; --pattern {pattern} has none")
+    if cfg.time_independent and pattern not in FORWARDING_PATTERNS:
+        raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
+    if pattern in GOSSIP_PATTERNS:
+        if cfg.topology != "torus":
+            raise bad("pattern", pattern, f"is gossip on a full-port torus (papers/003), not --topology {cfg.topology}; "
+                      "pass --topology torus --dims n1,n2,...")
+        if min(cfg.dims) < 3:
+            raise bad("dims", cfg.dims, f"--pattern {pattern} needs every radix >= 3 (a radix-2 ring has one link here, the paper's has two)")
+    if pattern in FORWARDING_PATTERNS:
+        if cfg.routing != "minimal":
+            raise bad("routing", cfg.routing, f"does not apply to --pattern {pattern}: it follows its own forwarding rules")
+        _reject_unless_default(cfg, ("cycles", "window"),
+                               f"does not apply to --pattern {pattern}: it runs to completion and its trace has one row per step")
+
+
+def _check_embedding(cfg: Config) -> None:
+    base = 2 if cfg.base is None else cfg.base
+    _require_int("base", base, 2, what=" (the guest de Bruijn graph's base)")
+    _set(cfg, "base", base)
+    n_nodes = cfg.n_nodes
+    if n_nodes is None:  # an edge-list host: checked once the file is read (workloads/finite.py)
+        return
+    size = base
+    while size < n_nodes:
+        size *= base
+    if size != n_nodes:
+        raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
+                  f"--pattern embed-debruijn places a base-{base} de Bruijn graph on all {n_nodes} nodes, "
+                  f"so the node count must be a power of --base {base}")
+
+
+def _validate_packet_size(cfg: Config) -> None:
     _require_int("flit-bytes", cfg.flit_bytes, 1)
     if cfg.packet_bytes is not None:
         if cfg.packet_flits is not None:
@@ -410,13 +606,8 @@ def _validate_workload(cfg: Config) -> None:
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
     if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
         raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")
-    if not 0 <= cfg.hotspot_fraction <= 1:
-        raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
-    _set(cfg, "hotspot_nodes", parse_int_list("hotspot_nodes", cfg.hotspot_nodes) or (0,))
-    if n_nodes is not None:
-        for node in cfg.hotspot_nodes:
-            if not 0 <= node < n_nodes:
-                raise bad("hotspot-nodes", cfg.hotspot_nodes, f"node ids must be in 0..{n_nodes - 1}")
+    if cfg.sync not in SYNCS:
+        raise unknown_choice("sync", cfg.sync, SYNCS)
 
 
 # -- measurement -----------------------------------------------------------------------------
@@ -425,9 +616,66 @@ def _validate_workload(cfg: Config) -> None:
 def _validate_measurement(cfg: Config) -> None:
     _require_int("warmup", cfg.warmup, 0, what=" cycles")
     _require_int("measure", cfg.measure, 1, what=" cycles")
-    if cfg.drain is None:
+    if cfg.drain is None and is_open_loop(cfg):
         _set(cfg, "drain", 5 * cfg.measure)
     _require_int("drain", cfg.drain, 0, what=" cycles")
     _require_int("cycles", cfg.cycles, 1, what=" cycles")
     _require_int("window", cfg.window, 1, what=" cycles")
     _require_int("deadlock-cycles", cfg.deadlock_cycles, 1, what=" cycles")
+
+
+# -- netsim-fast model rrg -------------------------------------------------------------------
+
+MODEL_RRG_PATTERNS = ("random", "total-exchange", "embed-debruijn")
+MODEL_RRG_POLICIES = ("fifo", "srpf", "lrpf")  # the message-passing model's eqs. (11), (12), (15)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RrgModelConfig:
+    """``netsim-fast model rrg``: papers/000's model, and with ``compare`` the packet engine on
+    ``graphs`` seeded random regular graphs (graph g: graph seed and traffic seed ``seed + g``).
+
+    The workload fields are validated as the ``run --engine packet --topology rrg`` they stand
+    for (``as_run_config``); ``embed-debruijn`` is the binary de Bruijn graph (predicted with
+    2 messages per node).
+    """
+
+    nodes: int | None = None
+    degree: int | None = None
+    pattern: str = "random"
+    messages: int | None = None
+    policy: str = "fifo"
+    tolerance: float = 1e-6
+    include_self: bool = False
+    compare: bool = False
+    graphs: int | None = None  # default 10 with compare
+    path_choice: str | None = None  # default fixed with compare
+    seed: int | None = None  # default 1 with compare
+
+    def __post_init__(self) -> None:
+        if self.pattern not in MODEL_RRG_PATTERNS:
+            raise unknown_choice("pattern", self.pattern, MODEL_RRG_PATTERNS)
+        if self.policy not in MODEL_RRG_POLICIES:
+            if self.policy == "random":
+                raise bad("policy", self.policy, "has no model (it covers fifo, srpf, lrpf); simulate it with netsim-fast run --engine packet --policy random")
+            raise unknown_choice("policy", self.policy, MODEL_RRG_POLICIES)
+        if self.compare:
+            for name, default in (("graphs", 10), ("path_choice", "fixed"), ("seed", 1)):
+                if getattr(self, name) is None:
+                    object.__setattr__(self, name, default)
+            _require_int("graphs", self.graphs, 1, 10000, " (seeded graphs to simulate)")
+        else:
+            for name in ("graphs", "path_choice", "seed"):
+                if getattr(self, name) is not None:
+                    raise bad(name, getattr(self, name), "applies with --compare only (it sets up the simulated graphs)")
+        run = self.as_run_config()  # nodes, degree, messages, path choice, seed as run checks them
+        object.__setattr__(self, "messages", run.messages)
+        tol = self.tolerance
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 1:
+            raise bad("tolerance", tol, "must lie in (0, 1): the probability 1 - P(distance <= d) the diameter estimate of eq. (7) leaves")
+
+    def as_run_config(self) -> Config:
+        """The ``run --engine packet`` configuration of graph 0 of the comparison."""
+        return Config(topology="rrg", nodes=self.nodes, degree=self.degree, engine="packet",
+                      pattern=self.pattern, messages=self.messages, policy=self.policy,
+                      path_choice=self.path_choice, seed=1 if self.seed is None else self.seed)

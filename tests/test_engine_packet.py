@@ -262,3 +262,14 @@ def test_batches_do_not_change_the_run():
     res = simulate_packets(topo, msgs, batch_cycles=4, progress=lambda *a: calls.append(a))
     assert calls[-1] == (res.cycles, msgs.n_messages, msgs.n_messages)
     assert [c[0] for c in calls] == list(range(4, res.cycles, 4)) + [res.cycles]
+
+
+def test_link_packets_count_every_traversal_of_the_fixed_paths():
+    from netsim_fast.analytic.rrg_compare import link_loads
+
+    topo = random_regular(48, 4, 5)
+    msgs = wm.random_messages(48, 6, np.random.default_rng(5))
+    res = simulate_packets(topo, msgs, policy="lrpf")
+    # the fixed path of every message, walked independently in numpy
+    assert np.array_equal(res.link_packets, link_loads(build_minimal_table(topo), topo, msgs))
+    assert res.link_packets.sum() == res.packet_hops

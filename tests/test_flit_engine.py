@@ -31,8 +31,8 @@ def run_both(cfg, packets):
     run = run_flit(cfg, topo, packets=packets)
     n = len(packets.src)
     s = run.state
-    ours = {"injected": s.pkt_injected[:n], "head_delivered": s.pkt_head_del[:n],
-            "tail_delivered": s.pkt_tail_del[:n], "hops": s.pkt_hops[:n]}
+    ours = {"injected": s.pkt["injected"][:n], "head_delivered": s.pkt["head_del"][:n],
+            "tail_delivered": s.pkt["tail_del"][:n], "hops": s.pkt["hops"][:n]}
     ref = simulate_naive(
         topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
         out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,
@@ -106,8 +106,8 @@ def test_zero_load_latency_is_3h_plus_L_plus_2(router):
         packets = FinitePackets(np.array([0], np.int32), np.array([dst], np.int32), np.array([5], np.int32),
                                 np.array([3], np.int64))
         s = run_flit(cfg, topo, packets=packets).state
-        assert s.pkt_hops[0] == hops
-        assert s.pkt_tail_del[0] - 3 == 3 * hops + 5 + 2
+        assert s.pkt["hops"][0] == hops
+        assert s.pkt["tail_del"][0] - 3 == 3 * hops + 5 + 2
 
 
 def ring_worms(nodes=5, worms=3, length=16):
@@ -128,7 +128,7 @@ def test_same_load_completes_with_datelines():
     cfg = Config(topology="torus", dims="5", routing="dor", vcs=2, buf=2, out_buf=1, packet_flits=16,
                  deadlock_cycles=500)
     run = run_flit(cfg, build_topology(cfg), packets=ring_worms())
-    assert run.done and np.all(run.state.pkt_tail_del[:15] >= 0)
+    assert run.done and np.all(run.state.pkt["tail_del"][:15] >= 0)
 
 
 def test_watchdog_catches_a_partial_deadlock_while_other_traffic_moves():
@@ -160,7 +160,7 @@ def test_long_saturated_runs_never_trip_the_watchdog(routing):
 
 def test_same_config_and_seed_give_identical_results():
     from netsim_fast.engine.results import WALL_CLOCK_KEYS
-    from netsim_fast.simulate import simulate
+    from netsim_fast.experiment import simulate
 
     cfg = Config(topology="torus", k=4, routing="duato", rate=0.3, warmup=200, measure=800)
     a, b = simulate(cfg), simulate(cfg)

@@ -55,6 +55,20 @@ def workload_messages(workload: str, n_nodes: int, messages: int, rng):
     raise ConfigError(f"workload must be one of {', '.join(WORKLOADS)}; got {workload!r}")
 
 
+def predict_workload(n_nodes: int, degree: int, messages: int = 1, *, policy: str = "fifo",
+                     workload: str = "random", include_self: bool = False, tolerance: float = 1e-6,
+                     remaining: float = 0.5) -> dict:
+    """``predict`` for a simulated workload: ``embed-debruijn`` (binary) is ``random`` with
+    ``m = 2``, its out-degree (papers/000, section IV); ``workload`` in the result is the
+    simulated one."""
+    model_messages = 2 if workload == "embed-debruijn" else messages
+    model_workload = "total-exchange" if workload == "total-exchange" else "random"
+    out = predict(n_nodes, degree, model_messages, policy=policy, workload=model_workload,
+                  include_self=include_self, tolerance=tolerance, remaining=remaining)
+    out["workload"] = workload
+    return out
+
+
 def compare_rrg(
     n_nodes: int,
     degree: int = 4,
@@ -86,11 +100,9 @@ def compare_rrg(
 
     if graphs < 1:
         raise ConfigError(f"graphs must be >= 1; got {graphs}")
-    model_messages = 2 if workload == "embed-debruijn" else messages
-    model_workload = "total-exchange" if workload == "total-exchange" else "random"
     model_policy = policy if policy in ("fifo", "srpf", "lrpf") else "fifo"
-    out = predict(n_nodes, degree, model_messages, policy=model_policy, workload=model_workload,
-                  include_self=include_self, tolerance=tolerance, remaining=remaining)
+    out = predict_workload(n_nodes, degree, messages, policy=model_policy, workload=workload,
+                           include_self=include_self, tolerance=tolerance, remaining=remaining)
     cycles, distances, max_loads = [], [], []
     for g in range(graphs):
         topo = random_regular(n_nodes, degree, seed + g)

@@ -20,7 +20,8 @@ NodesOpt = Annotated[Optional[int], typer.Option(
     "--nodes", rich_help_panel=_TOPO, help="Node count (rrg, debruijn, bmg, circulant, ring, complete).")]
 DegreeOpt = Annotated[Optional[int], typer.Option("--degree", rich_help_panel=_TOPO, help="Degree R of a random regular graph.")]
 BaseOpt = Annotated[Optional[int], typer.Option(
-    "--base", rich_help_panel=_TOPO, help="de Bruijn base B (default 2); --nodes must be a power of it.")]
+    "--base", rich_help_panel=_TOPO,
+    help="de Bruijn base B (default 2) of --topology debruijn or of the guest graph of --pattern embed-debruijn; the node count must be a power of it.")]
 JumpsOpt = Annotated[Optional[str], typer.Option("--jumps", rich_help_panel=_TOPO, help="Circulant jumps, e.g. 1,2,5.")]
 FileOpt = Annotated[Optional[str], typer.Option(
     "--file", rich_help_panel=_TOPO, help="Edge-list file: one 'u v' link per line, optional first line 'nodes N'.")]

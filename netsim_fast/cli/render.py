@@ -6,15 +6,15 @@ import contextlib
 
 
 @contextlib.contextmanager
-def progress_bar(quiet: bool):
-    """Yield a ``progress(done_cycles, limit_cycles)`` callback drawing a bar on stderr."""
+def progress_bar(quiet: bool, unit: str = "cycles"):
+    """Yield a ``progress(done, limit)`` callback drawing a bar on stderr (``done`` in ``unit``)."""
     if quiet:
         yield None
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:,} cycles"),
+    with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:,} " + unit),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("run", total=None)
 
@@ -34,7 +34,88 @@ def _fmt(value, digits=4):
     return str(value)
 
 
+def _print_table(title: str, rows, caption: str | None = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_header=False, caption=caption)
+    table.add_column("metric", style="bold")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value if isinstance(value, str) else _fmt(value))
+    Console().print(table)
+
+
+def _size(cfg) -> str:
+    return "x".join(map(str, cfg.dims)) if cfg.dims else f"{cfg.n_nodes or ''} nodes"
+
+
+# workload fields a summary may carry, shown when present (gossip bounds, message counts)
+_EXTRAS = (("messages_per_node", "messages per node"), ("guest_nodes", "de Bruijn guest nodes"),
+           ("steps", "steps (simulated)"), ("theorem_steps", "theorem steps"),
+           ("lower_bound_steps", "lower bound ceil(k(P-1)/2d) steps"),
+           ("lower_bound_cycles", "lower bound (cycles)"), ("theorem1_bound", "Theorem 1 bound"),
+           ("packets_per_pu", "packets per PU"), ("bound_fraction", "lower bound / simulated"))
+
+
+def _extras(summary: dict) -> list:
+    return [(label, summary[key]) for key, label in _EXTRAS if key in summary and summary[key] is not None]
+
+
 def render_summary(cfg, summary: dict) -> None:
+    """The summary table of a ``run``: flit, packet or gossip, by the configuration."""
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
+
+    if cfg.pattern in FORWARDING_PATTERNS:
+        render_gossip(cfg, summary)
+    elif cfg.engine == "packet":
+        render_packet(cfg, summary)
+    else:
+        render_flit(cfg, summary)
+
+
+def render_packet(cfg, s: dict) -> None:
+    title = f"{cfg.topology} {_size(cfg)} · packet engine · {cfg.routing} · {cfg.pattern} · {cfg.policy}"
+    rows = [
+        ("cycles to deliver everything", s["completion_cycles"] if s["completion_cycles"] is not None else f"not done after {s['cycles']}"),
+        ("packets delivered / total", f"{s['packets_delivered']} / {s['packets']}"),
+        ("max queue (packets per link)", s["max_queue"]),
+        ("latency mean / p50 / p99 / max", " / ".join(_fmt(s[k]) for k in ("latency_mean", "latency_p50", "latency_p99", "latency_max"))),
+        ("hops mean", s["hops_mean"]),
+        ("busiest link (packets, a lower bound)", s["max_link_load"]),
+        ("link utilisation mean / max", f"{_fmt(s['link_utilization_mean'], 3)} / {_fmt(s['link_utilization_max'], 3)}"),
+        ("packet hops", s["packet_hops"]),
+        *_extras(s),
+        ("path choice / one-port / queue capacity",
+         f"{s['path_choice']} / {_fmt(s['one_port'])} / {s['queue_capacity'] or 'unbounded'}"),
+        ("simulation / routing / compile seconds", " / ".join(_fmt(s.get(k), 3) for k in ("sim_seconds", "route_seconds", "compile_seconds"))),
+        ("speed (packet hops/s)", _fmt(s.get("packet_hops_per_second"), 3)),
+    ]
+    caption = s["error"] if s.get("error") else (None if s["status"] == "done" else f"status: {s['status']}")
+    _print_table(title, rows, caption)
+
+
+def render_gossip(cfg, s: dict) -> None:
+    title = f"{s['algorithm']} on the {_size(cfg)} torus · section {s['section']}"
+    theorem = "—" if s["theorem_steps"] is None else f"{_fmt(s['theorem_steps'])} ({s['theorem']})"
+    rows = [
+        ("steps (simulated)", s["steps"]),
+        ("theorem steps", theorem),
+        ("lower bound ceil(k(P-1)/2d)", s["lower_bound_steps"]),
+        ("Theorem 1 bound", s["theorem1_bound"]),
+        ("packets per PU", s["packets_per_pu"]),
+        ("time-independent / buffered", f"{_fmt(s['time_independent'])} / {_fmt(s['buffered'])}"),
+        ("ring lengths", " ".join(map(str, s["ring_lengths"]))),
+        ("feeds (relayed)", f"{s['feeds']} ({s['relayed_feeds']})"),
+        ("mean link utilisation", _fmt(s["mean_link_utilisation"], 3)),
+        ("useful / duplicate receives", f"{s['useful_receives']} / {s['duplicate_receives']}"),
+        ("seconds", _fmt(s["sim_seconds"], 3)),
+    ]
+    caption = "; ".join(s["notes"]) if s.get("notes") else (None if s["theorem_steps"] is not None else s["theorem"])
+    _print_table(title, [(k, v) for k, v in rows if v is not None], caption)
+
+
+def render_flit(cfg, summary: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -57,8 +138,9 @@ def render_summary(cfg, summary: dict) -> None:
         ("simulation / compile seconds", f"{_fmt(summary.get('sim_seconds'), 3)} / {_fmt(summary.get('compile_seconds'), 3)}"),
         ("speed (flit hops/s)", f"{summary['flit_hops_per_second']:.3g}" if summary.get("flit_hops_per_second") else "—"),
     ]
-    for key, value in summary.items():  # workload-specific extras (total exchange, gossip, ...)
-        if key.startswith("lower_bound") or key in ("bound_fraction", "steady_state_cycle", "steady_fluctuation", "drain_cycles"):
+    rows += _extras(summary)  # finite workloads: messages per node, gossip bounds
+    for key, value in summary.items():  # workload-specific extras (total exchange algorithms, ...)
+        if (key.startswith("lower_bound") and key not in dict(_EXTRAS)) or key in ("steady_state_cycle", "steady_fluctuation", "drain_cycles"):
             rows.append((key.replace("_", " "), value))
     for name, value in rows:
         if value is None and name == "completion cycles":

@@ -12,7 +12,7 @@ from netsim_fast.cli.options import (
     SeedOpt, TopologyOpt, topology_fields,
 )
 
-_R, _W, _M = "Router and routing", "Workload", "Measurement and output"
+_R, _P, _W, _M = "Router and routing", "Packet engine", "Workload", "Measurement and output"
 
 
 def _opt(*names, panel, help):
@@ -33,9 +33,9 @@ def run(
     jumps: JumpsOpt = None,
     file: FileOpt = None,
     graph_seed: GraphSeedOpt = None,
-    engine: Annotated[str, _opt("--engine", panel=_R, help="flit (cycle-accurate flits).")] = "flit",
+    engine: Annotated[str, _opt("--engine", panel=_R, help="flit (cycle-accurate flits, wormhole or VCT) | packet (synchronous store-and-forward, whole packets; gossip forwarding rules).")] = "flit",
     router: Annotated[str, _opt("--router", panel=_R, help="lanes: the switch of paper 004 Fig. 4 (input and output lanes, VC-to-VC crossbar); iq: input-queued VC router with a separable switch allocator.")] = "lanes",
-    routing: Annotated[Optional[str], _opt("--routing", panel=_R, help="dor | duato | dor-nodateline (default dor on tori, meshes, hypercubes).")] = None,
+    routing: Annotated[Optional[str], _opt("--routing", panel=_R, help="dor | duato | dor-nodateline | minimal (default: dor on tori, meshes, hypercubes, minimal elsewhere; minimal on the packet engine, which runs minimal and dor).")] = None,
     switching: Annotated[str, _opt("--switching", panel=_R, help="wormhole | vct (virtual cut-through).")] = "wormhole",
     vcs: Annotated[int, _opt("--vcs", panel=_R, help="Virtual channels per physical channel.")] = 4,
     buf: Annotated[int, _opt("--buf", panel=_R, help="Flits per input lane (VC buffer depth).")] = 8,
@@ -47,7 +47,15 @@ def run(
     headers_per_cycle: Annotated[int, _opt("--headers-per-cycle", panel=_R, help="Routing units per router, each routing one header every --t-routing cycles (0 = unlimited).")] = 1,
     eject_rate: Annotated[int, _opt("--eject-rate", panel=_R, help="Flits per cycle a node accepts from its router.")] = 1,
     inject_vcs: Annotated[Optional[str], _opt("--inject-vcs", panel=_R, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")] = None,
-    pattern: Annotated[str, _opt("--pattern", panel=_W, help="uniform | transpose | bitcomp | bitrev | shuffle | tornado | neighbor | hotspot | randperm")] = "uniform",
+    policy: Annotated[Optional[str], _opt("--policy", panel=_P, help="Which queued packet a link sends: fifo | srpf (shortest remaining path first) | lrpf (longest) | random [default: fifo].")] = None,
+    path_choice: Annotated[Optional[str], _opt("--path-choice", panel=_P, help="fixed (lowest minimal port) | random (uniform among minimal ports, per hop) [default: fixed].")] = None,
+    one_port: Annotated[bool, _opt("--one-port", panel=_P, help="A node sends on at most one link per cycle (default: all ports).")] = False,
+    queue_capacity: Annotated[Optional[int], _opt("--queue-capacity", panel=_P, help="Transit packets per link queue, with back-pressure and the deadlock watchdog [default: 0 = unbounded].")] = None,
+    pattern: Annotated[Optional[str], _opt("--pattern", panel=_W, help="Open-loop (flit): uniform | transpose | bitcomp | bitrev | shuffle | tornado | neighbor | hotspot | randperm. Finite, run to completion (packet, flit): random | total-exchange | permutation | file | embed-debruijn | gossip-naive. Gossip (packet): gossip-ham | gossip-one. [default: uniform; random on the packet engine]")] = None,
+    messages: Annotated[Optional[int], _opt("--messages", panel=_W, help="random: messages per node [default: 1].")] = None,
+    messages_file: Annotated[Optional[str], _opt("--messages-file", panel=_W, help="file: one 'src dst [release_cycle]' per line ('#' comments, optional header).")] = None,
+    sync: Annotated[str, _opt("--sync", panel=_W, help="Flit engine, total-exchange and gossip-naive: none | local (a node starts step s+1 once it received its step-s messages) | global (once every step-s message arrived).")] = "none",
+    time_independent: Annotated[bool, _opt("--time-independent", panel=_W, help="gossip-ham, gossip-one: fixed forwarding rules, no switching schedule.")] = False,
     rate: Annotated[float, _opt("--rate", panel=_W, help="Offered load in flits/node/cycle (Bernoulli packet creation).")] = 0.1,
     packet_flits: Annotated[Optional[int], _opt("--packet-flits", panel=_W, help="Packet size in flits [default: 8].")] = None,
     packet_bytes: Annotated[Optional[int], _opt("--packet-bytes", panel=_W, help="Packet size in bytes (header included), instead of --packet-flits.")] = None,
@@ -58,9 +66,9 @@ def run(
     warmup: Annotated[int, _opt("--warmup", panel=_M, help="Warm-up cycles before the measurement window.")] = 2000,
     measure: Annotated[int, _opt("--measure", panel=_M, help="Cycles of the measurement window.")] = 10000,
     drain: Annotated[Optional[int], _opt("--drain", panel=_M, help="Most cycles to wait for the window's packets after it [default: 5 x --measure].")] = None,
-    cycles: Annotated[Optional[int], _opt("--cycles", panel=_M, help="Run exactly this many cycles, statistics over the whole run (replaces warm-up/measure/drain).")] = None,
+    cycles: Annotated[Optional[int], _opt("--cycles", panel=_M, help="Run exactly this many cycles, statistics over the whole run (replaces warm-up/measure/drain); finite workloads: stop after at most this many.")] = None,
     window: Annotated[int, _opt("--window", panel=_M, help="Cycles per time-series window of the trace.")] = 10,
-    deadlock_cycles: Annotated[int, _opt("--deadlock-cycles", panel=_M, help="Watchdog: a lane whose front has not moved for this long is a deadlock.")] = 10000,
+    deadlock_cycles: Annotated[int, _opt("--deadlock-cycles", panel=_M, help="Watchdog: a lane whose front has not moved (flit), or no packet moved with bounded queues (packet), for this long is a deadlock.")] = 10000,
     check_invariants: Annotated[bool, _opt("--check-invariants", panel=_M, help="Check flit and credit conservation every cycle (slow; for debugging).")] = False,
     trace: Annotated[Optional[str], _opt("--trace", panel=_M, help="Write the HDF5 trace of the run to this path.")] = None,
     sweep_rates: Annotated[Optional[str], _opt("--sweep-rates", panel=_M, help="Latency-load curve: START:STOP:STEP (inclusive) or a list r1,r2,...; prints the curve and the saturation throughput.")] = None,
@@ -70,7 +78,9 @@ def run(
 ) -> None:
     """Simulate one experiment and print its summary.
 
-    Example: [bold]netsim-fast run --topology torus --k 16 --routing duato --pattern uniform --rate 0.3[/bold]
+    Examples: [bold]netsim-fast run --topology torus --k 16 --routing duato --pattern uniform --rate 0.3[/bold];
+    [bold]netsim-fast run --engine packet --topology rrg --nodes 64 --degree 4 --pattern random --messages 2 --policy lrpf[/bold];
+    [bold]netsim-fast run --engine packet --topology torus --dims 8,8 --pattern gossip-one[/bold]
     """
     from netsim_fast.config import Config
 
@@ -79,14 +89,25 @@ def run(
         t_link=t_link, t_routing=t_routing, t_crossbar=t_crossbar, credit_delay=credit_delay,
         headers_per_cycle=headers_per_cycle, eject_rate=eject_rate, inject_vcs=inject_vcs, pattern=pattern,
         rate=rate, packet_flits=packet_flits, packet_bytes=packet_bytes, flit_bytes=flit_bytes,
-        hotspot_fraction=hotspot_fraction, hotspot_nodes=hotspot_nodes, seed=seed, warmup=warmup,
+        hotspot_fraction=hotspot_fraction, hotspot_nodes=hotspot_nodes, messages=messages,
+        messages_file=messages_file, time_independent=time_independent, sync=sync, policy=policy,
+        path_choice=path_choice, one_port=one_port, queue_capacity=queue_capacity, seed=seed, warmup=warmup,
         measure=measure, drain=drain, cycles=cycles, window=window, deadlock_cycles=deadlock_cycles,
         check_invariants=check_invariants, trace=trace,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
     cfg = Config(**fields)
+    if cfg.sync != "none":
+        from netsim_fast.config import bad, is_open_loop
+
+        if is_open_loop(cfg):  # the API takes phases with explicit packets; run has none for these
+            raise bad("sync", cfg.sync, f"gates the steps of finite workloads; open-loop --pattern {cfg.pattern} has none")
     if sweep_rates is not None:
         from netsim_fast.cli.run_sweep import rate_curve
+        from netsim_fast.config import bad, is_open_loop
+
+        if not is_open_loop(cfg):
+            raise bad("sweep-rates", sweep_rates, f"varies --rate of open-loop patterns; --pattern {cfg.pattern} is a finite workload")
 
         rate_curve(cfg, sweep_rates, plot=plot, as_json=json, quiet=quiet)
         return
@@ -101,9 +122,11 @@ def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
     import netsim_fast
     from netsim_fast.cli.render import progress_bar, render_summary
     from netsim_fast.errors import DeadlockError
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
 
+    unit = "packets delivered" if cfg.engine == "packet" else "cycles"
     try:
-        with progress_bar(quiet) as progress:
+        with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit) as progress:
             summary = netsim_fast.simulate(cfg, progress=progress)
     except DeadlockError as exc:
         if as_json:

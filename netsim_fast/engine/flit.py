@@ -9,18 +9,14 @@ of an error (cycle, lane, packet) is left in ``cnt[C_ERR_*]`` for ``engine.flit_
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.engine.flit_stages import arrivals, eject_iq, eject_lanes, flit_packet, release, router_stages
 from netsim_fast.engine.flit_state import (
-    C_CYCLE, C_DELIVERED, C_DONE, C_LAST_DELIVERY, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
-    C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW, NONE,
-    ROUTER_LANES,
-    STOP_ALL, STOP_WINDOW,
-)
-from netsim_fast.engine.flit_stages import (
-    arrivals, crossbar, eject_lanes, injection, link_traversal, release, routing, switch_iq,
+    C_CYCLE, C_DELIVERED, C_DONE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
+    C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
+    ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
 
 WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane)
@@ -29,17 +25,18 @@ WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane
 @njit(**KERNEL_JIT)
 def _watchdog(s, p, t):
     """A lane holding flits whose front has not advanced for deadlock_cycles: deadlock."""
+    inl, outl, in_buf, ol_buf = s.inl, s.outl, s.in_buf, s.ol_buf
     limit = p.deadlock_cycles
-    for lane in range(s.in_len.shape[0]):
-        if s.in_len[lane] > 0 and t - s.in_last[lane] >= limit:
+    for lane in range(inl.shape[0]):
+        if inl[lane].len > 0 and t - inl[lane].last >= limit:
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = lane
-            s.cnt[C_ERR_PKT] = s.in_pkt[lane, s.in_head[lane]]
+            s.cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
             return ERR_DEADLOCK
-        if p.router == ROUTER_LANES and s.ol_len[lane] > 0 and t - s.ol_last[lane] >= limit:
+        if p.router == ROUTER_LANES and outl[lane].len > 0 and t - outl[lane].last >= limit:
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
-            s.cnt[C_ERR_PKT] = s.ol_pkt[lane, s.ol_head[lane]]
+            s.cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
             return ERR_DEADLOCK
     return ERR_OK
 
@@ -48,93 +45,86 @@ def _watchdog(s, p, t):
 def _check_invariants(s, p, topo, t):
     """Debug mode, after every cycle: no lane over capacity, flits conserved, credits conserved
     per (link, VC)."""
+    inl, outl = s.inl, s.outl
+    lanes_router = p.router == ROUTER_LANES
     buffered = 0
-    for lane in range(s.in_len.shape[0]):
-        if s.in_len[lane] > p.buf or (p.router == ROUTER_LANES and s.ol_len[lane] > p.out_buf):
+    for lane in range(inl.shape[0]):
+        if inl[lane].len > p.buf or (lanes_router and outl[lane].len > p.out_buf):
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = lane
             return ERR_OVERFLOW
-        buffered += s.in_len[lane]
-        if p.router == ROUTER_LANES:
-            buffered += s.ol_len[lane]
+        buffered += inl[lane].len
+        if lanes_router:
+            buffered += outl[lane].len
     on_links = 0
     for slot in range(p.ring):
-        on_links += s.ev_flit_n[slot]
+        on_links += s.ev_flit_n[slot] + s.ev_eject_n[slot]
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
     # credits: counter + flits in flight to the lane + flits in the lane + credits in flight == B
     held = s.scratch[0]
     held[:] = 0
-    for slot in range(p.ring):
-        for i in range(s.ev_flit_n[slot]):
-            held[s.ev_flit[slot, i, 0]] += 1
     returning = s.scratch[1]
     returning[:] = 0
     for slot in range(p.ring):
+        for i in range(s.ev_flit_n[slot]):
+            held[s.ev_flit[slot, i, 0]] += 1
         for i in range(s.ev_credit_n[slot]):
             returning[s.ev_credit[slot, i]] += 1
-    v, ports = p.n_vcs, p.n_ports
-    for node in range(p.n_nodes):
-        for port in range(ports - 1):
-            nb = topo.nbr[node, port]
-            if nb < 0:
-                continue
-            for vc in range(v):
-                out = (node * ports + port) * v + vc
-                down = (nb * ports + topo.nbr_in_port[node, port]) * v + vc
-                total = s.out_credits[out] + held[down] + s.in_len[down] + returning[out]
-                if total != p.buf or s.out_credits[out] < 0:
-                    s.cnt[C_ERR_CYCLE] = t
-                    s.cnt[C_ERR_LANE] = out
-                    return ERR_CREDIT
+    for out in range(outl.shape[0]):
+        down = outl[out].down
+        if down < 0:
+            continue
+        total = outl[out].credits + held[down] + inl[down].len + returning[out]
+        if total != p.buf or outl[out].credits < 0:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = out
+            return ERR_CREDIT
     return ERR_OK
 
 
 @njit(**KERNEL_JIT)
-def _stop_rule_met(s, p, t):
+def _stop_rule_met(cnt, p, t):
     if p.stop_mode == STOP_WINDOW:
-        return t + 1 >= p.win_end and s.cnt[C_WIN_OPEN] == 0
-    if p.stop_mode == STOP_ALL:  # iq deliveries are stamped T_crossbar ahead: wait for them
-        return s.cnt[C_DELIVERED] >= p.n_total and t >= s.cnt[C_LAST_DELIVERY]
+        return t + 1 >= p.win_end and cnt[C_WIN_OPEN] == 0
+    if p.stop_mode == STOP_ALL:
+        return cnt[C_DELIVERED] >= p.n_total
     return False
 
 
 @njit(**KERNEL_JIT)
-def _sample_window(s, p, t):
+def _sample_window(cnt, ts_in_flight, ts_queued, t, window):
     """At the last cycle of a window: flits in the network and packets waiting at sources."""
-    w = t // p.window
-    s.ts_in_flight[w] = s.cnt[C_FLITS_IN] - s.cnt[C_FLITS_OUT]
-    s.ts_queued[w] = s.cnt[C_QUEUED]
+    w = t // window
+    ts_in_flight[w] = cnt[C_FLITS_IN] - cnt[C_FLITS_OUT]
+    ts_queued[w] = cnt[C_QUEUED]
 
 
 @njit(**KERNEL_JIT)
 def advance(s, p, topo, t_end):
     """Simulate cycles ``cnt[C_CYCLE] .. t_end - 1`` (fewer if the stop rule is met or an error
     occurs). Returns ``ERR_OK`` or an ``ERR_*`` code; ``cnt[C_CYCLE]`` is the next cycle."""
-    t = s.cnt[C_CYCLE]
+    cnt, ts_in_flight, ts_queued = s.cnt, s.ts_in_flight, s.ts_queued
+    t = cnt[C_CYCLE]
     while t < t_end:
         w = t // p.window
         arrivals(s, p, t, t % p.ring)
         release(s, p, t)
-        credit_slot = (t + p.credit_delay) % p.ring
         if p.router == ROUTER_LANES:
             err = eject_lanes(s, p, t, w)
-            if err != ERR_OK:
-                return err
-            link_traversal(s, p, t, w, (t + p.t_link) % p.ring)
-            crossbar(s, p, t, credit_slot)
+            arrival_slot = (t + p.t_link) % p.ring
         else:
-            err = switch_iq(s, p, t, (t + p.t_crossbar) // p.window, w,
-                            (t + p.t_crossbar + p.t_link) % p.ring, credit_slot)
-            if err != ERR_OK:
-                return err
-        err = routing(s, p, topo, t)
+            err = eject_iq(s, p, t, w)
+            arrival_slot = (t + p.t_crossbar + p.t_link) % p.ring
         if err != ERR_OK:
             return err
-        injection(s, p, t, w)
+        err = router_stages(s, p, topo, t, w, arrival_slot, (t + p.credit_delay) % p.ring,
+                            (t + p.t_crossbar) % p.ring)
+        if err != ERR_OK:
+            return err
         if (t + 1) % p.window == 0:
-            _sample_window(s, p, t)
+            _sample_window(cnt, ts_in_flight, ts_queued, t, p.window)
         if p.debug:
             err = _check_invariants(s, p, topo, t)
             if err != ERR_OK:
@@ -142,12 +132,12 @@ def advance(s, p, topo, t_end):
         if t % WATCHDOG_PERIOD == 0 and t > 0:
             err = _watchdog(s, p, t)
             if err != ERR_OK:
-                s.cnt[C_CYCLE] = t + 1
+                cnt[C_CYCLE] = t + 1
                 return err
         t += 1
-        s.cnt[C_CYCLE] = t
-        if _stop_rule_met(s, p, t - 1):
-            s.cnt[C_DONE] = 1
-            _sample_window(s, p, t - 1)
+        cnt[C_CYCLE] = t
+        if _stop_rule_met(cnt, p, t - 1):
+            cnt[C_DONE] = 1
+            _sample_window(cnt, ts_in_flight, ts_queued, t - 1, p.window)
             return ERR_OK
     return ERR_OK

@@ -27,6 +27,7 @@ class FinitePackets:
     dst: np.ndarray
     length: np.ndarray
     release: np.ndarray
+    phase: np.ndarray | None = None  # int32: the algorithm step of each packet (for --sync)
 
 
 @dataclass
@@ -44,7 +45,8 @@ class FlitRun:
     extras: dict = field(default_factory=dict)
 
 
-def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0) -> fs.FlitParams:
+def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
+                 sync: str = "none") -> fs.FlitParams:
     from netsim_fast.routing import CODES
 
     mask = (1 << cfg.vcs) - 1
@@ -58,6 +60,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
+        sync=fs.SYNCS[sync],
     )
 
 
@@ -84,12 +87,16 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None) -> 
         win_end = cfg.warmup + cfg.measure
         limit = win_end + cfg.drain
     n_total = 0 if packets is None else int(len(packets.src))
-    params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total)
+    phased = packets is not None and packets.phase is not None
+    params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total,
+                          sync=cfg.sync if phased else "none")
     expected = int(topo.n_nodes * cfg.rate / cfg.packet_flits * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2)
     traffic = None
     if packets is not None:
-        state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release)
+        state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase)
+        if phased:
+            state = fs.set_phases(state, topo.n_nodes, packets.dst, packets.phase)
     else:
         from netsim_fast.workloads.synthetic import SyntheticTraffic
 
@@ -137,15 +144,19 @@ def _lane_name(lane: int, params, topo) -> str:
     return f"{'output' if output else 'input'} lane node {node} {where} vc {vc}"
 
 
-def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
-    """Lanes holding flits that have not advanced for ``deadlock_cycles`` (for the error message)."""
+def _stuck(state, params) -> np.ndarray:
     t = int(state.cnt[fs.C_ERR_CYCLE])
-    stuck = np.nonzero((state.in_len > 0) & (t - state.in_last >= params.deadlock_cycles))[0]
+    return np.nonzero((state.inl["len"] > 0) & (t - state.inl["last"] >= params.deadlock_cycles))[0]
+
+
+def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
+    """Input lanes holding flits that have not advanced for ``deadlock_cycles`` (for the message)."""
     out = []
-    for lane in stuck[:limit]:
+    for lane in _stuck(state, params)[:limit]:
         node = int(lane) // (params.n_ports * params.n_vcs)
+        front = int(state.in_buf[lane, state.inl["head"][lane]])
         out.append({"node": node, "port": int(lane // params.n_vcs % params.n_ports), "vc": int(lane % params.n_vcs),
-                    "packet": int(state.in_pkt[lane, state.in_head[lane]]), "flits": int(state.in_len[lane])})
+                    "packet": front >> 32, "flits": int(state.inl["len"][lane])})
     return out
 
 
@@ -155,7 +166,7 @@ def describe_error(err: int, state, params, topo) -> str:
     pkt = int(state.cnt[fs.C_ERR_PKT])
     if err == fs.ERR_DEADLOCK:
         lanes = blocked_lanes(state, params)
-        total = int(((state.in_len > 0) & (t - state.in_last >= params.deadlock_cycles)).sum())
+        total = int(_stuck(state, params).size)
         shown = "; ".join(f"node {b['node']} port {b['port']} vc {b['vc']} packet {b['packet']}" for b in lanes)
         return (f"deadlock at cycle {t}: {total} input lane(s) have not advanced for {params.deadlock_cycles} cycles "
                 f"(first: {shown or _lane_name(lane, params, topo)})")

@@ -1,8 +1,17 @@
-"""State of the flit engine: one NamedTuple of flat numpy arrays, and its allocation.
+"""State of the flit engine: a NamedTuple of numpy arrays, most of them record arrays, and its
+allocation.
 
 Lane index: ``lane = (node * P + port) * V + vc`` for input lanes and, with the same formula,
-for the output side (output lanes of the ``lanes`` router, output VCs of ``iq``). Cycles and
-counters are int64, ids and lengths int32. ``NONE = -1`` marks absence everywhere.
+for the output side (output lanes of the ``lanes`` router, output VCs of ``iq``). Port index:
+``node * P + port``. ``NONE = -1`` marks absence everywhere.
+
+Why records: a router stage touches several fields of the same lane, port or packet at once.
+As one record per lane (one cache line) they cost one base pointer and one line, where a
+struct of separate arrays cost a base pointer per field, more than the CPU has registers for:
+the kernel spent its time reloading array descriptors (bench/flit_speed.py; STYLE.md's
+pynndescent "right dtype per field" lesson, applied per owner).
+
+A flit in a buffer is one int64: ``packet << 32 | code`` with ``code = seq << 1 | is_tail``.
 """
 
 from __future__ import annotations
@@ -21,6 +30,11 @@ SWITCHING = {"wormhole": 0, "vct": 1}
 STOP_AT_END = 0      # run exactly to the requested cycle (--cycles)
 STOP_WINDOW = 1      # open loop: stop once the measurement window's packets are delivered
 STOP_ALL = 2         # finite workload: stop once every packet is delivered
+
+SYNC_NONE = 0        # phases ignored: nodes proceed freely (paper 004's experiments)
+SYNC_LOCAL = 1       # a node injects phase f+1 once it has received all its phase-f packets
+SYNC_GLOBAL = 2      # every node injects phase f+1 once all phase-f packets are delivered
+SYNCS = {"none": SYNC_NONE, "local": SYNC_LOCAL, "global": SYNC_GLOBAL}
 
 # error codes returned by the kernel
 ERR_OK = 0
@@ -47,7 +61,71 @@ C_ERR_LANE = 11
 C_ERR_PKT = 12
 C_LAST_DELIVERY = 13  # cycle of the last tail delivery
 C_WIN_FLITS_OUT = 14  # flits delivered during the measurement window
+C_GLOBAL_PHASE = 15   # phase every node may inject under --sync global
 N_COUNTERS = 16
+
+i4, i8 = np.int32, np.int64
+
+IN_LANE = np.dtype([
+    ("head", i4),      # ring position of the front flit
+    ("len", i4),       # flits held
+    ("out", i4),       # output lane/VC this lane is connected to, NONE if not
+    ("conn_pos", i4),  # position in the router's connection list, NONE if not connected
+    ("node", i4),      # router of the lane (constant)
+    ("up", i4),        # upstream output lane feeding it, NONE for the local port (constant)
+    ("ready", i8),     # cycle from which the connection may move a flit
+    ("last", i8),      # last cycle the front advanced (watchdog)
+], align=True)
+
+OUT_LANE = np.dtype([
+    ("owner", i4),     # input lane holding this output lane/VC, NONE if free
+    ("credits", i4),   # free slots of the downstream input lane
+    ("head", i4),      # output-lane ring position (lanes router)
+    ("len", i4),       # flits in the output lane (lanes router)
+    ("down", i4),      # downstream input lane, NONE for the local port (constant)
+    ("port", i4),      # port of this output lane/VC (constant)
+    ("link", i4),      # index of that port in FlitState.port: node * P + port (constant)
+    ("last", i8),      # last cycle the front advanced (watchdog)
+], align=True)
+
+OL_SLOT = np.dtype([("flit", i8), ("ready", i8)], align=True)
+
+PORT = np.dtype([
+    ("link_free", i8),   # cycle from which the link may send
+    ("link_flits", i8),  # flits sent over the link
+    ("queued", i4),      # flits in the port's output lanes
+    ("rr_link", i4),     # link arbiter pointer (lanes)
+    ("rr_sa_in", i4),    # switch input arbiter pointer (iq)
+    ("rr_sa_out", i4),   # switch output arbiter pointer (iq)
+], align=True)
+
+NODE = np.dtype([
+    ("flits", i4),     # flits buffered in the router (input + output lanes)
+    ("waiting", i4),   # input lanes waiting for routing
+    ("bound", i4),     # packets bound to local lanes by the node
+    ("conn_n", i4),    # connections in the router's list
+    ("rr_route", i4),  # routing pointer
+    ("rr_eject", i4),  # ejection pointer (lanes)
+    ("rr_inject", i4),  # injection pointer
+    ("phase", i4),     # highest phase the node may inject (--sync local)
+    ("src_head", i4),  # first packet of the source queue, NONE if empty
+    ("src_tail", i4),  # last packet of the source queue
+], align=True)
+
+PACKET = np.dtype([
+    ("src", i4), ("dst", i4), ("len", i4),
+    ("hops", i4),      # links crossed by the head
+    ("ejected", i4),   # flits delivered so far
+    ("phase", i4),     # step of its algorithm (--sync)
+    ("next", i4),      # next packet in the same source queue
+    ("pad", i4),
+    ("release", i8),   # creation cycle (non-decreasing with id)
+    ("injected", i8),  # head written into the local input lane
+    ("head_del", i8),  # head delivered
+    ("tail_del", i8),  # tail delivered
+], align=True)
+
+INJ = np.dtype([("pkt", i4), ("sent", i4)])  # packet bound to a local input lane, flits written
 
 
 class FlitParams(NamedTuple):
@@ -76,70 +154,30 @@ class FlitParams(NamedTuple):
     win_end: int
     ring: int             # slots of the event rings (> longest delay)
     n_total: int          # packets of a finite workload (STOP_ALL)
+    sync: int             # SYNC_NONE, SYNC_LOCAL or SYNC_GLOBAL
 
 
 class FlitState(NamedTuple):
-    # lookup tables (constant): they replace integer divisions on the per-flit path
-    lane_node: np.ndarray     # int32[L] router of a lane
-    lane_port: np.ndarray     # int32[L] port of a lane
-    lane_up: np.ndarray       # int32[L] upstream output lane feeding a network input lane (NONE: local)
-    out_down: np.ndarray      # int32[L] downstream input lane fed by a network output lane (NONE: local)
-    # input lanes, [n_lanes] or [n_lanes, buf]
-    in_pkt: np.ndarray        # int32[L, B] ring buffer: packet id of each flit
-    in_seq: np.ndarray        # int32[L, B] ring buffer: flit code (index in packet << 1 | is tail)
-    in_head: np.ndarray       # int32[L] ring position of the front flit
-    in_len: np.ndarray        # int32[L] flits held
-    in_out: np.ndarray        # int32[L] output lane/VC this lane is connected to, NONE if not
-    in_ready: np.ndarray      # int64[L] cycle from which the connection may move a flit
-    in_last: np.ndarray       # int64[L] last cycle the front advanced (watchdog)
-    # output side, [n_lanes]
-    out_owner: np.ndarray     # int32[L] input lane holding this output lane/VC, NONE if free
-    out_credits: np.ndarray   # int32[L] free slots of the downstream input lane
-    ol_pkt: np.ndarray        # int32[L, O] output-lane ring buffer (lanes router)
-    ol_seq: np.ndarray        # int32[L, O]
-    ol_ready: np.ndarray      # int64[L, O] cycle from which the flit may leave
-    ol_head: np.ndarray       # int32[L]
-    ol_len: np.ndarray        # int32[L]
-    ol_last: np.ndarray       # int64[L]
-    # ports and routers
-    link_free: np.ndarray     # int64[N*P] cycle from which the port's link may send
-    port_queued: np.ndarray   # int32[N*P] flits in the port's output lanes
-    rr_link: np.ndarray       # int32[N*P] link arbiter pointer (lanes)
-    rr_sa_in: np.ndarray      # int32[N*P] switch input arbiter pointer (iq)
-    rr_sa_out: np.ndarray     # int32[N*P] switch output arbiter pointer (iq)
-    rr_route: np.ndarray      # int32[N] routing pointer
-    rr_eject: np.ndarray      # int32[N] ejection pointer (lanes)
-    rr_inject: np.ndarray     # int32[N] injection pointer
-    route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
-    node_flits: np.ndarray    # int32[N] flits buffered in the router (input + output lanes)
-    node_waiting: np.ndarray  # int32[N] input lanes waiting for routing
-    node_bound: np.ndarray    # int32[N] packets bound to local lanes by the node
+    inl: np.ndarray           # IN_LANE[L]
+    in_buf: np.ndarray        # int64[L, B] input-lane ring buffers of flits
+    outl: np.ndarray          # OUT_LANE[L]
+    ol_buf: np.ndarray        # OL_SLOT[L, O] output-lane ring buffers (lanes router)
+    port: np.ndarray          # PORT[N*P]
+    node: np.ndarray          # NODE[N]
     conn_list: np.ndarray     # int32[N, P*V] connected input lanes of each router (first conn_n)
-    conn_n: np.ndarray        # int32[N]
-    conn_pos: np.ndarray      # int32[L] position of a connected lane in its router's list
-    # events in flight: ring of slots indexed by arrival cycle % ring
-    ev_flit: np.ndarray       # int32[R, cap, 3] (lane, packet, seq)
+    route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
+    inj: np.ndarray           # INJ[N, V] packet bound to each local input lane
+    ev_flit: np.ndarray       # int64[R, cap, 2] (lane, flit) reaching an input lane, by cycle % R
     ev_flit_n: np.ndarray     # int32[R]
     ev_credit: np.ndarray     # int32[R, cap2] output lane/VC receiving a credit
     ev_credit_n: np.ndarray   # int32[R]
-    # nodes
-    src_head: np.ndarray      # int32[N] first packet of the source queue, NONE if empty
-    src_tail: np.ndarray      # int32[N] last packet of the source queue
-    inj_pkt: np.ndarray       # int32[N, V] packet bound to each local input lane, NONE if none
-    inj_sent: np.ndarray      # int32[N, V] flits of it written so far
-    # packets (capacity grows between batches)
-    pkt_src: np.ndarray       # int32[cap]
-    pkt_dst: np.ndarray       # int32[cap]
-    pkt_len: np.ndarray       # int32[cap] flits
-    pkt_release: np.ndarray   # int64[cap] creation cycle (non-decreasing with id)
-    pkt_next: np.ndarray      # int32[cap] next packet in the same source queue
-    pkt_injected: np.ndarray  # int64[cap] head written into the local input lane
-    pkt_head_del: np.ndarray  # int64[cap] head delivered
-    pkt_tail_del: np.ndarray  # int64[cap] tail delivered
-    pkt_hops: np.ndarray      # int32[cap] links crossed by the head
-    pkt_ejected: np.ndarray   # int32[cap] flits delivered so far
-    # statistics
-    link_flits: np.ndarray    # int64[N*P] flits sent per port (directed link)
+    ev_eject: np.ndarray      # int64[R, N*E] flits reaching their node (iq), by cycle % R
+    ev_eject_n: np.ndarray    # int32[R]
+    pkt: np.ndarray           # PACKET[cap] (capacity grows between batches)
+    recv_need: np.ndarray     # int32[N, F] packets each node receives in each phase (F phases)
+    recv_got: np.ndarray      # int32[N, F] ... received so far
+    phase_need: np.ndarray    # int64[F] packets of each phase
+    phase_got: np.ndarray     # int64[F] ... delivered so far
     ts_injected: np.ndarray   # int64[W] flits injected per window
     ts_accepted: np.ndarray   # int64[W] flits delivered per window
     ts_link: np.ndarray       # int64[W] link traversals per window
@@ -163,87 +201,64 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
 
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
     lanes = n * ports * v
-    links = n * ports
     ring = p.ring
-    i32, i64 = np.int32, np.int64
-    flit_cap = links + 1
-    credit_cap = lanes + 1
+    lane = np.arange(lanes, dtype=np.int64)
+    lane_node, lane_port, vc = lane // (ports * v), (lane // v) % ports, lane % v
+    nbr = topo.arrays.nbr[lane_node, lane_port].astype(np.int64)
+    back = topo.arrays.nbr_in_port[lane_node, lane_port].astype(np.int64)
+    other = np.where(nbr >= 0, (nbr * ports + back) * v + vc, NONE)
+
+    inl = np.zeros(lanes, IN_LANE)
+    inl["out"] = NONE
+    inl["conn_pos"] = NONE
+    inl["node"] = lane_node
+    inl["up"] = other
+    outl = np.zeros(lanes, OUT_LANE)
+    outl["owner"] = NONE
+    outl["credits"] = p.buf
+    outl["down"] = other
+    outl["port"] = lane_port
+    outl["link"] = lane // v
+    node = np.zeros(n, NODE)
+    node["src_head"] = NONE
+    node["src_tail"] = NONE
+    inj = np.zeros((n, v), INJ)
+    inj["pkt"] = NONE
     return FlitState(
-        **_lane_tables(topo, p),
-        in_pkt=np.zeros((lanes, p.buf), i32),
-        in_seq=np.zeros((lanes, p.buf), i32),
-        in_head=np.zeros(lanes, i32),
-        in_len=np.zeros(lanes, i32),
-        in_out=np.full(lanes, NONE, i32),
-        in_ready=np.zeros(lanes, i64),
-        in_last=np.zeros(lanes, i64),
-        out_owner=np.full(lanes, NONE, i32),
-        out_credits=np.full(lanes, p.buf, i32),
-        ol_pkt=np.zeros((lanes, max(p.out_buf, 1)), i32),
-        ol_seq=np.zeros((lanes, max(p.out_buf, 1)), i32),
-        ol_ready=np.zeros((lanes, max(p.out_buf, 1)), i64),
-        ol_head=np.zeros(lanes, i32),
-        ol_len=np.zeros(lanes, i32),
-        ol_last=np.zeros(lanes, i64),
-        link_free=np.zeros(links, i64),
-        port_queued=np.zeros(links, i32),
-        rr_link=np.zeros(links, i32),
-        rr_sa_in=np.zeros(links, i32),
-        rr_sa_out=np.zeros(links, i32),
-        rr_route=np.zeros(n, i32),
-        rr_eject=np.zeros(n, i32),
-        rr_inject=np.zeros(n, i32),
-        route_free=np.zeros((n, max(p.headers, 1)), i64),
-        node_flits=np.zeros(n, i32),
-        node_waiting=np.zeros(n, i32),
-        node_bound=np.zeros(n, i32),
-        conn_list=np.zeros((n, ports * v), i32),
-        conn_n=np.zeros(n, i32),
-        conn_pos=np.full(lanes, NONE, i32),
-        ev_flit=np.zeros((ring, flit_cap, 3), i32),
-        ev_flit_n=np.zeros(ring, i32),
-        ev_credit=np.zeros((ring, credit_cap), i32),
-        ev_credit_n=np.zeros(ring, i32),
-        src_head=np.full(n, NONE, i32),
-        src_tail=np.full(n, NONE, i32),
-        inj_pkt=np.full((n, v), NONE, i32),
-        inj_sent=np.zeros((n, v), i32),
-        **_packet_arrays(packet_capacity),
-        link_flits=np.zeros(links, i64),
+        inl=inl,
+        in_buf=np.zeros((lanes, p.buf), i8),
+        outl=outl,
+        ol_buf=np.zeros((lanes, max(p.out_buf, 1)), OL_SLOT),
+        port=np.zeros(n * ports, PORT),
+        node=node,
+        conn_list=np.zeros((n, ports * v), i4),
+        route_free=np.zeros((n, max(p.headers, 1)), i8),
+        inj=inj,
+        ev_flit=np.zeros((ring, n * ports + 1, 2), i8),
+        ev_flit_n=np.zeros(ring, i4),
+        ev_credit=np.zeros((ring, lanes + 1), i4),
+        ev_credit_n=np.zeros(ring, i4),
+        ev_eject=np.zeros((ring, n * p.eject_rate + 1), i8),
+        ev_eject_n=np.zeros(ring, i4),
+        pkt=_packets(packet_capacity),
+        recv_need=np.zeros((n, 1), i4),
+        recv_got=np.zeros((n, 1), i4),
+        phase_need=np.zeros(1, i8),
+        phase_got=np.zeros(1, i8),
         **_window_arrays(windows),
-        cnt=np.zeros(N_COUNTERS, i64),
-        rows=np.zeros((MAX_ROWS, 4), i32),
-        req_vc=np.full(ports, NONE, i32),
-        req_out=np.full(ports, NONE, i32),
-        scratch=np.zeros((2, lanes if p.debug else 0), i64),
+        cnt=np.zeros(N_COUNTERS, i8),
+        rows=np.zeros((MAX_ROWS, 4), i4),
+        req_vc=np.full(ports, NONE, i4),
+        req_out=np.full(ports, NONE, i4),
+        scratch=np.zeros((2, lanes if p.debug else 0), i8),
     )
 
 
-def _lane_tables(topo, p: FlitParams) -> dict:
-    """Lane -> router, port, and the lane at the other end of its link (NONE for local ports)."""
-    ports, v = p.n_ports, p.n_vcs
-    lane = np.arange(p.n_nodes * ports * v, dtype=np.int64)
-    node, port, vc = lane // (ports * v), (lane // v) % ports, lane % v
-    nbr = topo.arrays.nbr[node, port].astype(np.int64)
-    back = topo.arrays.nbr_in_port[node, port].astype(np.int64)
-    other = np.where(nbr >= 0, (nbr * ports + back) * v + vc, NONE).astype(np.int32)
-    return dict(lane_node=node.astype(np.int32), lane_port=port.astype(np.int32), lane_up=other, out_down=other)
-
-
-def _packet_arrays(cap: int) -> dict:
-    i32, i64 = np.int32, np.int64
-    return dict(
-        pkt_src=np.zeros(cap, i32),
-        pkt_dst=np.zeros(cap, i32),
-        pkt_len=np.zeros(cap, i32),
-        pkt_release=np.zeros(cap, i64),
-        pkt_next=np.full(cap, NONE, i32),
-        pkt_injected=np.full(cap, NONE, i64),
-        pkt_head_del=np.full(cap, NONE, i64),
-        pkt_tail_del=np.full(cap, NONE, i64),
-        pkt_hops=np.zeros(cap, i32),
-        pkt_ejected=np.zeros(cap, i32),
-    )
+def _packets(cap: int) -> np.ndarray:
+    pkt = np.zeros(cap, PACKET)
+    for field in ("next", "injected", "head_del", "tail_del"):
+        pkt[field] = NONE
+    return pkt
 
 
 def _window_arrays(windows: int) -> dict:
@@ -251,20 +266,14 @@ def _window_arrays(windows: int) -> dict:
             for name in ("ts_injected", "ts_accepted", "ts_link", "ts_in_flight", "ts_queued")}
 
 
-def _grown(old: np.ndarray, size: int, fill) -> np.ndarray:
-    new = np.full(size, fill, old.dtype)
-    new[: old.shape[0]] = old
-    return new
-
-
 def ensure_packet_capacity(state: FlitState, needed: int) -> FlitState:
-    """Return a state whose packet arrays hold at least ``needed`` packets (doubling)."""
-    cap = state.pkt_src.shape[0]
+    """Return a state whose packet array holds at least ``needed`` packets (doubling)."""
+    cap = state.pkt.shape[0]
     if needed <= cap:
         return state
-    size = max(needed, 2 * cap, 1024)
-    fresh = _packet_arrays(1)
-    return state._replace(**{name: _grown(getattr(state, name), size, fresh[name][0]) for name in fresh})
+    grown = _packets(max(needed, 2 * cap, 1024))
+    grown[:cap] = state.pkt
+    return state._replace(pkt=grown)
 
 
 def ensure_window_capacity(state: FlitState, windows: int) -> FlitState:
@@ -272,20 +281,47 @@ def ensure_window_capacity(state: FlitState, windows: int) -> FlitState:
     if windows <= cap:
         return state
     size = max(windows, 2 * cap)
-    return state._replace(**{name: _grown(getattr(state, name), size, 0) for name in _window_arrays(1)})
+    grown = {}
+    for name in _window_arrays(1):
+        arr = np.zeros(size, np.int64)
+        arr[:cap] = getattr(state, name)
+        grown[name] = arr
+    return state._replace(**grown)
 
 
-def append_packets(state: FlitState, src, dst, length, release) -> FlitState:
+def set_phases(state: FlitState, n_nodes: int, dst, phase) -> FlitState:
+    """Per-node and per-phase packet counts of a finite phased workload (for --sync)."""
+    n_phases = int(phase.max()) + 1 if len(phase) else 1
+    recv_need = np.zeros((n_nodes, n_phases), np.int32)
+    np.add.at(recv_need, (np.asarray(dst), np.asarray(phase)), 1)
+    phase_need = np.bincount(np.asarray(phase), minlength=n_phases).astype(np.int64)
+    state = state._replace(recv_need=recv_need, recv_got=np.zeros_like(recv_need),
+                           phase_need=phase_need, phase_got=np.zeros_like(phase_need))
+    # phases with nothing to receive are complete from the start
+    for node in range(n_nodes):
+        f = 0
+        while f < n_phases - 1 and recv_need[node, f] == 0:
+            f += 1
+        state.node["phase"][node] = f
+    global_phase = 0
+    while global_phase < n_phases - 1 and phase_need[global_phase] == 0:
+        global_phase += 1
+    state.cnt[C_GLOBAL_PHASE] = global_phase
+    return state
+
+
+def append_packets(state: FlitState, src, dst, length, release, phase=None) -> FlitState:
     """Add packets (released at or after the current cycle, in non-decreasing release order)."""
     count = int(len(src))
     if count == 0:
         return state
     start = int(state.cnt[C_NPKT])
     state = ensure_packet_capacity(state, start + count)
-    sl = slice(start, start + count)
-    state.pkt_src[sl] = src
-    state.pkt_dst[sl] = dst
-    state.pkt_len[sl] = length
-    state.pkt_release[sl] = release
+    new = state.pkt[start: start + count]
+    new["src"] = src
+    new["dst"] = dst
+    new["len"] = length
+    new["release"] = release
+    new["phase"] = 0 if phase is None else phase
     state.cnt[C_NPKT] = start + count
     return state

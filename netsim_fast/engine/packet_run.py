@@ -48,6 +48,7 @@ class PacketResult:
     delivered_per_cycle: np.ndarray = field(repr=False)  # int64[cycles]
     queued_per_cycle: np.ndarray = field(repr=False)  # int64[cycles], at the start of the cycle
     sent_per_cycle: np.ndarray = field(repr=False)  # int64[cycles], link traversals
+    link_packets: np.ndarray = field(default=None, repr=False)  # int64[n_links], traversals per link id
 
     @property
     def completion_cycles(self) -> int:
@@ -212,6 +213,13 @@ def simulate_packets(
                 progress)
 
 
+def _link_packets(pkt, n_links: int) -> np.ndarray:
+    """Packets that crossed each directed link: the first ``hops`` entries of every path row."""
+    paths = pkt[:, pk.PK_PATH:]
+    crossed = np.arange(paths.shape[1]) < pkt[:, pk.PK_HOPS, None]
+    return np.bincount(paths[crossed], minlength=n_links).astype(np.int64)
+
+
 def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, deadlock_cycles,
          max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0,
          progress=None):
@@ -273,6 +281,7 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
         delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pk.PK_HOPS].copy(),
         delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
+        link_packets=_link_packets(state.pkt, topo.n_links),
     )
     if status == pk.ERR_DEADLOCK:
         raise DeadlockError(

@@ -19,14 +19,11 @@ HISTOGRAM_BINS = 32
 
 def packet_table(state) -> dict:
     """Per-packet columns of the packets the workload created so far (numpy views, trimmed)."""
-    released = int(state.cnt[fs.C_NEXT_RELEASE])
-    cols = {
-        "src": state.pkt_src, "dst": state.pkt_dst, "size_flits": state.pkt_len,
-        "created_cycle": state.pkt_release, "injected_cycle": state.pkt_injected,
-        "head_arrival_cycle": state.pkt_head_del, "tail_arrival_cycle": state.pkt_tail_del,
-        "hops": state.pkt_hops,
-    }
-    return {name: col[:released] for name, col in cols.items()}
+    pkt = state.pkt[: int(state.cnt[fs.C_NEXT_RELEASE])]
+    fields = {"src": "src", "dst": "dst", "size_flits": "len", "created_cycle": "release",
+              "injected_cycle": "injected", "head_arrival_cycle": "head_del",
+              "tail_arrival_cycle": "tail_del", "hops": "hops"}
+    return {name: np.ascontiguousarray(pkt[field]) for name, field in fields.items()}
 
 
 def _nullable(value):
@@ -76,7 +73,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
                     "queueing_latency_mean"):
             lat[key] = None
-    util = state.link_flits * cfg.t_link / max(run.cycles, 1)
+    util = state.port["link_flits"] * cfg.t_link / max(run.cycles, 1)
     real_links = run.topo.arrays.link_id.ravel() >= 0
     flit_hops = int(state.cnt[fs.C_FLIT_HOPS])
     out = {
@@ -121,7 +118,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
     span = max(run.cycles, 1)
     lat = latency_summary(pk["created_cycle"][delivered], pk["injected_cycle"][delivered],
                           pk["tail_arrival_cycle"][delivered], pk["hops"][delivered])
-    util = state.link_flits * cfg.t_link / span
+    util = state.port["link_flits"] * cfg.t_link / span
     real_links = run.topo.arrays.link_id.ravel() >= 0
     flit_hops = int(state.cnt[fs.C_FLIT_HOPS])
     accepted = float(pk["size_flits"][delivered].sum()) / (n * span)

@@ -1,0 +1,181 @@
+"""``netsim_fast.simulate(cfg)`` lives here: run one experiment and return its summary (a dict).
+
+The one place that joins a ``Config`` to a topology, a workload, an engine, the analytic
+capacity and the trace writer; the CLI's ``run`` and the sweeps call it. Summaries and traces
+of the packet engine and of gossip live in ``engine/packet_results.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim_fast.config import Config
+from netsim_fast.errors import DeadlockError
+
+
+def simulate(cfg: Config, *, progress=None, topology=None) -> dict:
+    """Run ``cfg`` and return its summary; writes ``cfg.trace`` when set.
+
+    Dispatch: the flit engine runs open-loop patterns (``uniform``, ...) in a measured window
+    and finite message sets (``random``, ``total-exchange``, ``gossip-naive``, ...) to
+    completion; the packet engine runs finite message sets store-and-forward, and
+    ``gossip-ham`` / ``gossip-one`` by their forwarding rules.
+
+    ``progress(done, limit)`` is called between kernel batches: cycles on the flit engine,
+    packets delivered on the packet engine (gossip runs do not call it).
+
+    On deadlock a ``DeadlockError`` is raised whose ``summary`` attribute holds the whole
+    summary (``deadlock: true``, ``error``) and whose trace, if asked for, is still written.
+    """
+    from netsim_fast.topologies import build_topology
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
+
+    topo = topology if topology is not None else build_topology(cfg)
+    if cfg.pattern in FORWARDING_PATTERNS:
+        return _simulate_gossip(cfg, topo)
+    if cfg.engine == "packet":
+        return _simulate_packet(cfg, topo, progress)
+    from netsim_fast.config import is_open_loop
+
+    if is_open_loop(cfg):
+        return _simulate_flit(cfg, topo, progress)
+    return _simulate_flit_finite(cfg, topo, progress)
+
+
+def _workload(cfg: Config, topo):
+    """Messages of a finite pattern and their summary fields (gossip bounds for gossip-naive)."""
+    from netsim_fast.workloads.finite import build_messages
+
+    messages, extras = build_messages(cfg, topo.n_nodes)
+    if cfg.pattern == "gossip-naive":
+        from netsim_fast.analytic.gossip import summary as gossip_bounds
+
+        extras.update(gossip_bounds(cfg.dims, "gossip-naive"))
+    return messages, extras
+
+
+def _simulate_flit_finite(cfg: Config, topo, progress) -> dict:
+    """A finite message set on the flit engine: ``--packet-flits`` flits per message."""
+    from netsim_fast.workloads.finite import flit_packets, shift_phases
+
+    messages, extras = _workload(cfg, topo)
+    phase = shift_phases(messages, topo.n_nodes) if cfg.sync != "none" else None
+    if "lower_bound_steps" in extras:  # a step moves one packet per link: packet_flits * t_link cycles
+        extras["lower_bound_cycles"] = extras["lower_bound_steps"] * cfg.packet_flits * cfg.t_link
+    try:
+        summary = _simulate_flit(cfg, topo, progress, packets=flit_packets(messages, cfg.packet_flits, phase))
+    except DeadlockError as exc:
+        exc.summary.update(pattern=cfg.pattern, **extras)
+        raise
+    summary.update(engine="flit", pattern=cfg.pattern, **extras)
+    if "lower_bound_cycles" in extras and summary["completion_cycles"]:
+        summary["bound_fraction"] = extras["lower_bound_cycles"] / summary["completion_cycles"]
+    return summary
+
+
+def _simulate_packet(cfg: Config, topo, progress) -> dict:
+    """A finite message set on the store-and-forward packet engine, run to completion."""
+    from netsim_fast.engine.packet_results import summarize_packets, write_packet_trace
+    from netsim_fast.engine.packet_run import simulate_packets
+    from netsim_fast.errors import SimulationError
+    from netsim_fast.routing.dor_table import build_packet_table
+
+    messages, extras = _workload(cfg, topo)
+    report = None
+    if progress is not None:
+        def report(cycles, delivered, packets):
+            progress(delivered, packets)
+    try:
+        res = simulate_packets(
+            topo, messages, policy=cfg.policy, path_choice=cfg.path_choice, one_port=cfg.one_port,
+            queue_capacity=cfg.queue_capacity, seed=cfg.seed, deadlock_cycles=cfg.deadlock_cycles,
+            max_cycles=cfg.cycles, table=build_packet_table(topo, cfg.routing), progress=report)
+    except DeadlockError as exc:
+        summary = summarize_packets(exc.result, cfg, topo, extras)
+        summary["error"] = str(exc)
+        if cfg.trace:
+            write_packet_trace(cfg, exc.result, summary, topo)
+        exc.summary = summary
+        raise
+    except SimulationError as exc:  # the --cycles limit: a partial result, as on the flit engine
+        if getattr(exc, "result", None) is None:
+            raise
+        res = exc.result
+    summary = summarize_packets(res, cfg, topo, extras)
+    if cfg.trace:
+        write_packet_trace(cfg, res, summary, topo)
+    return summary
+
+
+def _simulate_gossip(cfg: Config, topo) -> dict:
+    """``gossip-ham`` / ``gossip-one``: the paper's forwarding rules, counted in steps."""
+    import time
+
+    from netsim_fast.engine.gossip_run import simulate_gossip
+    from netsim_fast.engine.packet_results import summarize_gossip, write_gossip_trace
+
+    start = time.perf_counter()
+    result = simulate_gossip(cfg.dims, cfg.pattern, time_independent=cfg.time_independent)
+    summary = summarize_gossip(result, cfg, time.perf_counter() - start)
+    if cfg.trace:
+        write_gossip_trace(cfg, summary, topo)
+    return summary
+
+
+def _simulate_flit(cfg: Config, topo, progress, packets=None) -> dict:
+    """Open-loop synthetic traffic (``packets`` None) or a finite packet set run to completion."""
+    from netsim_fast.analytic.capacity import uniform_capacity
+    from netsim_fast.engine.flit_run import run_flit
+    from netsim_fast.engine.results import summarize, summarize_finite
+
+    capacity, method = uniform_capacity(topo, cfg.t_link)
+    summarize_run = summarize if packets is None else summarize_finite
+    try:
+        run = run_flit(cfg, topo, packets=packets, progress=progress)
+    except DeadlockError as exc:
+        run = exc.result
+        summary = summarize_run(run, cfg, capacity, method)
+        summary.update(deadlock=True, error=str(exc), saturated=None)
+        for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
+                    "queueing_latency_mean", "hops_mean"):
+            summary[key] = None
+        if cfg.trace:
+            write_flit_trace(cfg, run, summary)
+        exc.summary = summary
+        raise
+    summary = summarize_run(run, cfg, capacity, method)
+    if cfg.trace:
+        write_flit_trace(cfg, run, summary)
+    return summary
+
+
+def write_flit_trace(cfg: Config, run, summary: dict) -> None:
+    from netsim_fast.engine.results import WALL_CLOCK_KEYS, packet_table
+    from netsim_fast.trace import write_trace
+
+    state, topo = run.state, run.topo
+    w = cfg.window
+    n_windows = -(-run.cycles // w)
+    link_src, link_dst, link_port = topo.links()
+    port_index = link_src.astype(np.int64) * topo.n_ports + link_port
+    active = state.ts_link[:n_windows] * cfg.t_link / w
+    timeseries = {
+        "cycle": np.arange(n_windows, dtype=np.int64) * w,
+        "injected_flits": state.ts_injected[:n_windows],
+        "accepted_flits": state.ts_accepted[:n_windows],
+        "active_links": active,
+        "link_utilization": active / max(topo.n_links, 1),
+        "in_flight": state.ts_in_flight[:n_windows],
+        "source_queue": state.ts_queued[:n_windows],
+    }
+    write_trace(
+        cfg.trace,
+        engine="flit",
+        config=cfg.to_dict(),
+        summary={k: v for k, v in summary.items() if k not in WALL_CLOCK_KEYS},
+        timing={k: summary[k] for k in WALL_CLOCK_KEYS if summary.get(k) is not None},
+        packets=packet_table(state),
+        timeseries=timeseries,
+        window_cycles=w,
+        links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
+    )
