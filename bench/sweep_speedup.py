@@ -36,7 +36,7 @@ BURN = 20_000_000
 
 
 def _simulate(cfg) -> float:
-    from netsim_fast.simulate import simulate
+    from netsim_fast import simulate
 
     return simulate(cfg)["sim_seconds"]
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from netsim_fast.cli import app
 from netsim_fast.config import Config
 from netsim_fast.plots import detect, draw_metric, draw_sweep, draw_trace
-from netsim_fast.simulate import simulate
+from netsim_fast import simulate
 from netsim_fast.sweep import load_results, run_sweep, spec_from_dict
 
 runner = CliRunner()

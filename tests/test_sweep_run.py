@@ -8,7 +8,7 @@ import pytest
 
 from netsim_fast.config import Config
 from netsim_fast.errors import ConfigError, DeadlockError
-from netsim_fast.simulate import simulate
+from netsim_fast import simulate
 from netsim_fast.sweep import NONDETERMINISTIC_COLUMNS, load_results, run_sweep, spec_from_dict
 from netsim_fast.sweep.table import ResultsWriter, read_rows
 
@@ -191,3 +191,21 @@ def test_writer_extends_the_header_for_new_metrics(tmp_path):
     assert rows[0]["alpha"] == "1.5" and rows[0]["beta"] == ""
     assert rows[1]["beta"] == "[1,2]" and rows[1]["error"] == "x y" and not partial
     assert path.read_text().count("\n") == 3, "one line per row"
+
+
+def test_engines_with_different_metrics_share_one_table(tmp_path):
+    """Packet and flit rows in one sweep: the header widens, each row equals its direct run."""
+    spec = spec_from_dict({"base": {"topology": "torus", "k": 4},
+                           "grid": {"engine": ["packet", "flit"], "pattern": ["random", "total-exchange"]}})
+    with thread_client(2) as client:
+        report = run_sweep(spec, tmp_path / "two", client=client)
+    with thread_client(1) as client:
+        run_sweep(spec, tmp_path / "one", client=client)
+    assert report.counts == {"ok": 4}
+    assert {"packet", "flit", "capacity"} <= set(report.workers[0]["families"])
+    frame = load_results(tmp_path / "two")
+    for point in spec.points:
+        direct = simulate(spec.config_for(point, 0))
+        row = frame[frame["point_id"] == point.point_id].iloc[0]
+        assert row["sim_cycles"] == direct["cycles"] and row["packets_delivered"] == direct["packets_delivered"]
+    assert comparable(frame).equals(comparable(load_results(tmp_path / "one")))

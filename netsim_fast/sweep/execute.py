@@ -7,10 +7,10 @@ kernels release the GIL). An address (``scheduler=``, else the environment varia
 also sets) sends the same sweep to an existing cluster; its workers need ``netsim_fast``
 importable and, for traces, the output folder on a shared filesystem.
 
-Compile once. Before the sweep, one worker runs a few cycles of each engine the sweep uses,
-which compiles the kernels into Numba's on-disk cache (``__pycache__`` beside the sources, or
-``NUMBA_CACHE_DIR``); the other workers then do the same and load the cache when they share the
-filesystem. Each worker's compile seconds go into the report.
+Compile once. Before the sweep, one worker runs ``netsim_fast.warmup`` for the kernel families
+the sweep uses (flit, packet, gossip, capacity), which compiles them into Numba's on-disk cache
+(``__pycache__`` beside the sources, or ``NUMBA_CACHE_DIR``); the other workers then do the same
+and load the cache when they share the filesystem. Each worker's seconds go into the report.
 
 Resume. ``sweep.json`` beside the table stores the spec and its fingerprint; ``resume=True``
 refuses a folder made by another spec and computes only the (point, repeat) rows the table lacks
@@ -32,7 +32,7 @@ from pathlib import Path
 from netsim_fast.errors import ConfigError
 from netsim_fast.sweep.spec import SweepSpec
 from netsim_fast.sweep.table import META_NAME, RESULTS_NAME, ResultsWriter, load_results, read_rows
-from netsim_fast.sweep.worker import run_point, warm_up, warmup_probes
+from netsim_fast.sweep.worker import kernel_families, run_point, warm_up
 
 ENV_SCHEDULER = "NETSIM_FAST_SCHEDULER"
 TRACES_DIR = "traces"
@@ -168,16 +168,16 @@ def _lost_row(task: dict, exc) -> dict:
                     wall_seconds=None, status="failed", error=" ".join(f"{type(exc).__name__}: {exc}".split()))
 
 
-def _warm_up(client, probes: list, notify) -> list[dict]:
+def _warm_up(client, families: list[str], notify) -> list[dict]:
     """Warm up one worker (it compiles and fills the cache), then all the others at once."""
-    if not probes:
+    if not families:
         return []
     client.wait_for_workers(1)
     addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])
     token = uuid.uuid4().hex[:8]
 
     def submit(address):
-        return client.submit(warm_up, probes, workers=[address], allow_other_workers=False, pure=False,
+        return client.submit(warm_up, families, workers=[address], allow_other_workers=False, pure=False,
                              key=f"netsim-warmup-{address}-{token}")
 
     if notify:
@@ -222,7 +222,7 @@ def run_sweep(spec: SweepSpec, out_dir, *, client=None, workers: int | None = No
                 dask_client(workers=workers, threads=threads, scheduler=scheduler)
             with owned as (dask, description):
                 report.cluster = description
-                report.workers = _warm_up(dask, warmup_probes(t["config"] for t in tasks), notify)
+                report.workers = _warm_up(dask, kernel_families(t["config"] for t in tasks), notify)
                 run_start = time.perf_counter()
                 _execute(dask, tasks, writer, report, progress)
                 report.run_seconds = time.perf_counter() - run_start

@@ -13,9 +13,6 @@ import time
 
 from netsim_fast.sweep.table import make_row
 
-WARMUP_CYCLES = 64
-
-
 class PointTimeout(Exception):
     """A point ran past its time limit (raised from the progress callback between kernel batches)."""
 
@@ -57,15 +54,15 @@ def run_point(task: dict) -> dict:
     ``task`` holds ``point_id``, ``repeat``, ``config`` (a Config with its seed and, if asked,
     its trace path), ``trace`` (the path to show in the table, or None) and ``timeout`` (s or None).
     """
+    import netsim_fast
     from netsim_fast.errors import DeadlockError
-    from netsim_fast.simulate import simulate
 
     cfg = task["config"]
     start = time.perf_counter()
     progress = _Deadline(task["timeout"], start) if task.get("timeout") else None
     status, error, metrics = "ok", None, {}
     try:
-        metrics = simulate(cfg, progress=progress)
+        metrics = netsim_fast.simulate(cfg, progress=progress)
     except PointTimeout as exc:
         status, error = "timeout", str(exc)
     except DeadlockError as exc:
@@ -78,41 +75,37 @@ def run_point(task: dict) -> dict:
                     worker=worker_name(), wall_seconds=time.perf_counter() - start, status=status, error=error)
 
 
-def warm_up(probes: list) -> dict:
-    """Run each probe Config (a few cycles) so the kernels are compiled or loaded from cache.
+def warm_up(families: list[str]) -> dict:
+    """Compile (or load from Numba's cache) the kernel families a sweep uses, on this worker.
 
-    Returns the worker's name, the compile seconds the engines reported, the wall seconds of
-    the warm-up and any probe errors (a failed probe only means that compiling happens later).
+    Uses ``netsim_fast.warmup.warmup``, the code behind ``netsim-fast warmup``. Returns the
+    worker's name, the seconds spent (compiling, or loading the cache), the seconds per family
+    and any errors (a failed warm-up only means that compiling happens in the first point).
     """
-    from netsim_fast.errors import DeadlockError
-    from netsim_fast.simulate import simulate
+    from netsim_fast.warmup import warmup
 
     start = time.perf_counter()
-    compile_seconds, errors = 0.0, []
-    for cfg in probes:
+    timings, errors = {}, []
+    for family in families:
         try:
-            summary = simulate(cfg)
-        except DeadlockError as exc:
-            summary = getattr(exc, "summary", None) or {}
+            timings.update(warmup([family]))
         except Exception as exc:  # noqa: BLE001 - reported, the sweep goes on
-            errors.append(_one_line(exc))
-            continue
-        compile_seconds += summary.get("compile_seconds") or 0.0
-    return {"worker": worker_name(), "compile_seconds": compile_seconds,
+            errors.append(f"{family}: {_one_line(exc)}")
+    return {"worker": worker_name(), "compile_seconds": sum(timings.values()), "families": timings,
             "seconds": time.perf_counter() - start, "errors": errors}
 
 
-def warmup_probes(configs) -> list:
-    """One short run per engine among ``configs``: the first config of that engine, cut to a few cycles."""
-    from netsim_fast.errors import ConfigError
+def kernel_families(configs) -> list[str]:
+    """The ``netsim-fast warmup`` kernel families that running ``configs`` needs."""
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
 
-    probes, engines = [], set()
+    families = []
     for cfg in configs:
-        if cfg.engine in engines:
-            continue
-        engines.add(cfg.engine)
-        try:
-            probes.append(cfg.replace(cycles=WARMUP_CYCLES, trace=None))
-        except ConfigError:
-            continue  # this engine cannot be cut short: it compiles on its first point instead
-    return probes
+        if cfg.pattern in FORWARDING_PATTERNS:
+            needed = ["gossip"]
+        elif cfg.engine == "packet":
+            needed = ["packet", "capacity"]
+        else:
+            needed = ["flit", "capacity"]
+        families += [f for f in needed if f not in families]
+    return families
