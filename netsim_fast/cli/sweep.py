@@ -20,16 +20,16 @@ def _opt(*names, panel, help):
 @app.command()
 @guarded
 def sweep(
-    spec: Annotated[Optional[str], typer.Argument(help="Sweep spec (TOML with [base], [grid], [[points]], [sweep]).")] = None,
+    spec: Annotated[Optional[str], typer.Argument(help="Sweep spec (TOML with \\[base], \\[grid], \\[\\[points]], \\[sweep]).")] = None,
     *,
     out: Annotated[str, _opt("--out", panel=_O, help="Folder of the sweep: results.csv, sweep.json, traces/.")] = ...,
-    set_: Annotated[Optional[list[str]], _opt("--set", panel=_G, help="KEY=VALUE added to [base] (repeatable), e.g. --set topology=torus --set k=8.")] = None,
-    grid: Annotated[Optional[list[str]], _opt("--grid", panel=_G, help="KEY=V1,V2,... added to [grid] (repeatable), e.g. --grid rate=0.1,0.2; a TOML list for values with commas: 'dims=[\"8,8\",\"4,4,4\"]'.")] = None,
-    repeats: Annotated[Optional[int], _opt("--repeats", panel=_G, help="Repeats per point ([sweep] repeats).")] = None,
-    seed: Annotated[Optional[int], _opt("--seed", panel=_G, help="Base seed S; repeat r runs with a seed derived from (S, r) ([sweep] seed).")] = None,
-    workers: Annotated[Optional[int], _opt("--workers", panel=_X, help="Workers of the local cluster [default: one per core].")] = None,
+    set_: Annotated[Optional[list[str]], _opt("--set", panel=_G, help="KEY=VALUE added to \\[base] (repeatable), e.g. --set topology=torus --set k=8.")] = None,
+    grid: Annotated[Optional[list[str]], _opt("--grid", panel=_G, help="KEY=V1,V2,... added to \\[grid] (repeatable), e.g. --grid rate=0.1,0.2; a TOML list for values with commas: 'dims=[\"8,8\",\"4,4,4\"]'.")] = None,
+    repeats: Annotated[Optional[int], _opt("--repeats", panel=_G, help="Repeats per point (\\[sweep] repeats).")] = None,
+    seed: Annotated[Optional[int], _opt("--seed", panel=_G, help="Base seed S; repeat r runs with a seed derived from (S, r) (\\[sweep] seed).")] = None,
+    workers: Annotated[Optional[int], _opt("--workers", panel=_X, help="Workers of the local cluster \\[default: one per core].")] = None,
     threads: Annotated[bool, _opt("--threads", panel=_X, help="Local workers are threads of this process, not processes.")] = False,
-    scheduler: Annotated[Optional[str], _opt("--scheduler", panel=_X, help="Address of an existing Dask scheduler, e.g. tcp://host:8786 [default: $NETSIM_FAST_SCHEDULER or Dask config, else a local cluster].")] = None,
+    scheduler: Annotated[Optional[str], _opt("--scheduler", panel=_X, help="Address of an existing Dask scheduler, e.g. tcp://host:8786 \\[default: $NETSIM_FAST_SCHEDULER or Dask config, else a local cluster].")] = None,
     timeout: Annotated[Optional[float], _opt("--timeout", panel=_X, help="Seconds per point; a point still running then is recorded as timeout.")] = None,
     resume: Annotated[bool, _opt("--resume", panel=_X, help="Complete the sweep in --out: run only the rows results.csv lacks.")] = False,
     retry_failed: Annotated[bool, _opt("--retry-failed", panel=_X, help="With --resume: run failed and timed-out rows again.")] = False,
