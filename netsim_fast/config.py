@@ -107,6 +107,8 @@ class Config:
     headers_per_cycle: int = 1
     eject_rate: int = 1
     inject_vcs: tuple[int, ...] | None = None
+    vc_realloc: str = "auto"
+    vc_alloc: str = "age"
     # -- workload --------------------------------------------------------------------------
     pattern: str | None = None  # default: uniform on the flit engine, random on the packet engine
     rate: float = 0.1
@@ -380,6 +382,8 @@ def _validate_routing(cfg: Config) -> None:
 ENGINES = ("flit", "packet")
 ROUTERS = ("lanes", "iq")
 SWITCHINGS = ("wormhole", "vct")
+VC_REALLOCS = ("auto", "atomic", "eager")
+VC_ALLOCS = ("age", "rr")
 MAX_VCS = 32  # VC masks are machine words
 
 
@@ -401,6 +405,10 @@ def _validate_engine(cfg: Config) -> None:
         raise unknown_choice("router", cfg.router, ROUTERS)
     if cfg.switching not in SWITCHINGS:
         raise unknown_choice("switching", cfg.switching, SWITCHINGS)
+    if cfg.vc_realloc not in VC_REALLOCS:
+        raise unknown_choice("vc-realloc", cfg.vc_realloc, VC_REALLOCS)
+    if cfg.vc_alloc not in VC_ALLOCS:
+        raise unknown_choice("vc-alloc", cfg.vc_alloc, VC_ALLOCS)
     _require_int("vcs", cfg.vcs, 1, MAX_VCS)
     _require_int("buf", cfg.buf, 1, 1 << 16, " flits per input lane")
     _require_int("out-buf", cfg.out_buf, 1, 1 << 16, " flits per output lane")

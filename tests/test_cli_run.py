@@ -78,10 +78,14 @@ def test_traces_of_the_same_run_are_identical_except_timing(tmp_path):
                 assert np.array_equal(a[group][name][()], b[group][name][()])
 
 
-def test_deadlock_prints_the_whole_json_and_exits_1():
+def test_deadlock_prints_the_whole_json_and_exits_1(tmp_path):
+    # every node of a 5-ring sends three 16-flit worms two hops clockwise at once: without
+    # datelines the ring's channels wait on each other
+    worms = tmp_path / "worms.txt"
+    worms.write_text("".join(f"{x} {(x + 2) % 5}\n" * 3 for x in range(5)))
     res = invoke("run", "--topology", "torus", "--dims", "5", "--routing", "dor-nodateline", "--vcs", "2",
-                 "--buf", "2", "--out-buf", "1", "--packet-flits", "16", "--pattern", "tornado", "--rate", "0.9", "--cycles", "20000",
-                 "--deadlock-cycles", "300", "--json")
+                 "--buf", "2", "--out-buf", "1", "--packet-flits", "16", "--pattern", "file",
+                 "--messages-file", str(worms), "--deadlock-cycles", "300", "--json")
     assert res.exit_code == 1
     data = json.loads(res.stdout)
     assert data["deadlock"] is True and "deadlock at cycle" in data["error"]

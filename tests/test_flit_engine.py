@@ -37,7 +37,7 @@ def run_both(cfg, packets):
         topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
         out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,
         credit_delay=cfg.credit_delay, headers_per_cycle=cfg.headers_per_cycle, eject_rate=cfg.eject_rate,
-        inject_vcs=list(cfg.inject_vcs) if cfg.inject_vcs else None, pkt_src=packets.src, pkt_dst=packets.dst,
+        inject_vcs=list(cfg.inject_vcs) if cfg.inject_vcs else None, vc_realloc=cfg.vc_realloc, vc_alloc=cfg.vc_alloc, pkt_src=packets.src, pkt_dst=packets.dst,
         pkt_len=packets.length, pkt_release=packets.release, max_cycles=100_000)
     return run, ours, ref
 
@@ -79,7 +79,9 @@ def flit_configs(draw):
                  buf=buf, out_buf=draw(st.integers(1, 3)), t_link=draw(st.integers(1, 3)),
                  t_routing=draw(st.integers(1, 2)), t_crossbar=draw(st.integers(1, 2)),
                  credit_delay=draw(st.integers(1, 3)), headers_per_cycle=draw(st.integers(0, 2)),
-                 eject_rate=draw(st.integers(1, 2)), packet_flits=max_len, check_invariants=True, **topo_kw)
+                 eject_rate=draw(st.integers(1, 2)), packet_flits=max_len, check_invariants=True,
+                 vc_alloc=draw(st.sampled_from(["age", "rr"])),
+                 vc_realloc=draw(st.sampled_from(["auto", "atomic", "eager"])), **topo_kw)
     return cfg, draw(st.integers(0, 1000)), max_len
 
 
@@ -151,11 +153,21 @@ def test_watchdog_catches_a_partial_deadlock_while_other_traffic_moves():
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("router", ["lanes", "iq"])
 @pytest.mark.parametrize("routing", ["dor", "duato"])
-def test_long_saturated_runs_never_trip_the_watchdog(routing):
-    cfg = Config(topology="torus", k=8, routing=routing, rate=0.9, cycles=60_000, deadlock_cycles=2000)
+def test_long_saturated_runs_never_trip_the_watchdog(routing, router):
+    # far past saturation, with unbounded source queues: no lane may wait 5000 cycles
+    cfg = Config(topology="torus", k=16, routing=routing, router=router, rate=0.8, cycles=60_000,
+                 deadlock_cycles=5000)
     run = run_flit(cfg, build_topology(cfg))
     assert run.cycles == 60_000
+
+
+@pytest.mark.parametrize("routing", ["dor", "duato"])
+def test_saturated_run_on_8x8_keeps_every_lane_moving(routing):
+    cfg = Config(topology="torus", k=8, routing=routing, rate=0.9, cycles=8000, deadlock_cycles=1500)
+    run = run_flit(cfg, build_topology(cfg))
+    assert run.cycles == 8000
 
 
 def test_same_config_and_seed_give_identical_results():

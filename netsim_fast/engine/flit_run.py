@@ -57,11 +57,26 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
         routing=CODES[cfg.routing], vct=fs.SWITCHING[cfg.switching], inject_mask=mask,
+        atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
         sync=fs.SYNCS[sync],
     )
+
+
+def atomic_vc_mask(cfg) -> int:
+    """VCs reallocated only once drained: Duato's adaptive VCs under --vc-realloc auto (a packet
+    must never wait behind another in an adaptive queue, where it could not ask for an escape
+    VC), every VC under atomic, none under eager."""
+    from netsim_fast.config import needs_datelines
+
+    if cfg.vc_realloc == "atomic":
+        return (1 << cfg.vcs) - 1
+    if cfg.vc_realloc == "auto" and cfg.routing == "duato":
+        escape = 2 if needs_datelines(cfg) else 1
+        return ((1 << cfg.vcs) - 1) & ~((1 << escape) - 1)
+    return 0
 
 
 def _compile(state, params, topo_arrays) -> float:

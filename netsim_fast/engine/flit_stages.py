@@ -23,7 +23,7 @@ from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.engine.flit_state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLIT_HOPS, C_FLITS_IN, C_FLITS_OUT,
     C_GLOBAL_PHASE, C_LAST_DELIVERY, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_FLITS_OUT, C_WIN_OPEN,
-    ERR_NO_ROUTE, ERR_OK, ERR_ORDER, NONE, ROUTER_LANES, SYNC_LOCAL, SYNC_NONE,
+    ERR_NO_ROUTE, ERR_OK, ERR_ORDER, NONE, ROUTER_LANES, SYNC_LOCAL, SYNC_NONE, VC_ALLOC_AGE, VC_ALLOC_RR,
 )
 from netsim_fast.routing.dispatch import next_hops
 
@@ -161,6 +161,7 @@ def release_connection(inl, outl, nodes, conn_list, lane, node, out):
     The last connection of the router's list takes the freed position."""
     outl[out].owner = NONE
     inl[lane].out = NONE
+    inl[lane].route_done = NONE
     if inl[lane].len > 0:
         nodes[node].waiting += 1
     k = inl[lane].conn_pos
@@ -406,8 +407,8 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_ou
 
 
 @njit(**KERNEL_JIT)
-def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, out_buf, lanes_router, vct, length,
-                  from_source, inject_mask):
+def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_router, vct, length,
+                  from_source, inject_mask, atomic_mask):
     """The free output lane/VC a header takes (stage 7), or NONE.
 
     Rows of priority 0 are tried before priority 1; within a priority the candidate with the
@@ -430,6 +431,10 @@ def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, out_buf, lanes_route
                 held = outl[out].len if lanes_router else 0
                 if lanes_router and held >= out_buf:
                     continue
+                # atomic reallocation: the previous packet has fully left the downstream buffer
+                # (its tail credit is back) and the output lane
+                if (atomic_mask >> vc) & 1 and not to_local and (outl[out].credits != buf or held > 0):
+                    continue
                 if vct and not to_local and outl[out].credits - held < length:
                     continue
                 if to_local:
@@ -446,22 +451,24 @@ def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, out_buf, lanes_route
 
 
 @njit(**KERNEL_INLINE)
-def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, cnt, radix, wrap, coord,
-               dim_port, p, t, node):
-    """Stage 7 at one router: free routing units take waiting heads round-robin; the pointer
-    passes each attempt. Returns an error code."""
+def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_lane, cnt, radix, wrap,
+               coord, dim_port, p, t, node):
+    """Stage 7 at one router: (a) free routing units compute the routes of new headers,
+    round-robin; (b) routed headers request output VCs, oldest packet first (or round-robin).
+    Returns an error code."""
     n_ports, v = p.n_ports, p.n_vcs
     per_node = n_ports * v
+    base = node * per_node
     local = n_ports - 1
     lanes_router = p.router == ROUTER_LANES
+    # (a) route computation: a unit is busy T_routing cycles per header
     li = nodes[node].rr_route
     for _j in range(per_node):
-        lane = node * per_node + li
-        here = li
+        lane = base + li
         li += 1
         if li == per_node:
             li = 0
-        if inl[lane].out != NONE or inl[lane].len == 0:
+        if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done != NONE:
             continue
         if p.headers > 0:
             unit = NONE
@@ -472,7 +479,37 @@ def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, cnt,
             if unit == NONE:
                 break
             route_free[node, unit] = t + p.t_routing
+        inl[lane].route_done = t + p.t_routing - 1
         nodes[node].rr_route = li
+    # (b) output-VC allocation among routed headers
+    start = nodes[node].rr_va if p.vc_alloc == VC_ALLOC_RR else 0
+    n = 0
+    for j in range(per_node):
+        li = start + j
+        if li >= per_node:
+            li -= per_node
+        lane = base + li
+        if inl[lane].out == NONE and inl[lane].len > 0 and inl[lane].route_done != NONE \
+                and inl[lane].route_done <= t:
+            va_lane[n] = lane
+            n += 1
+    if p.vc_alloc == VC_ALLOC_AGE and n > 1:
+        # insertion sort, longest in the network first: by injection cycle (not creation: past
+        # saturation packets age in the source queues, and would then outrank transit traffic),
+        # then lowest packet id
+        for i in range(1, n):
+            lane = va_lane[i]
+            pkt = flit_packet(in_buf[lane, inl[lane].head])
+            k = i - 1
+            while k >= 0:
+                other = flit_packet(in_buf[va_lane[k], inl[va_lane[k]].head])
+                if pkts[other].injected < pkts[pkt].injected or (pkts[other].injected == pkts[pkt].injected and other < pkt):
+                    break
+                va_lane[k + 1] = va_lane[k]
+                k -= 1
+            va_lane[k + 1] = lane
+    for i in range(n):
+        lane = va_lane[i]
         pkt = flit_packet(in_buf[lane, inl[lane].head])
         dst = pkts[pkt].dst
         if dst == node:
@@ -488,15 +525,16 @@ def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, cnt,
             cnt[C_ERR_LANE] = lane
             cnt[C_ERR_PKT] = pkt
             return ERR_NO_ROUTE
-        out = choose_output(outl, rows, n_rows, node, n_ports, v, p.out_buf, lanes_router, p.vct,
-                            pkts[pkt].len, here >= local * v, p.inject_mask)
+        out = choose_output(outl, rows, n_rows, node, n_ports, v, p.buf, p.out_buf, lanes_router, p.vct,
+                            pkts[pkt].len, lane - base >= local * v, p.inject_mask, p.atomic_mask)
         if out != NONE:
             connect(inl, outl, nodes, conn_list, lane, node, out)
-            # usable after routing, and not before this lane's crossbar path is free again
-            ready = t + p.t_routing
-            if inl[lane].ready < ready:
-                inl[lane].ready = ready
+            # usable from the next cycle, and not before this lane's crossbar path is free again
+            if inl[lane].ready < t + 1:
+                inl[lane].ready = t + 1
             nodes[node].waiting -= 1
+            if p.vc_alloc == VC_ALLOC_RR:
+                nodes[node].rr_va = lane - base + 1 if lane - base + 1 < per_node else 0
     return ERR_OK
 
 
@@ -568,7 +606,7 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     conn_list, route_free, rows, inj, cnt = s.conn_list, s.route_free, s.rows, s.inj, s.cnt
     ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
     ev_eject, ev_eject_n, req_vc, req_out = s.ev_eject, s.ev_eject_n, s.req_vc, s.req_out
-    ts_link, ts_injected = s.ts_link, s.ts_injected
+    ts_link, ts_injected, va_lane = s.ts_link, s.ts_injected, s.va_lane
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
     for node in range(p.n_nodes):
@@ -583,8 +621,8 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
                             ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
                             arrival_slot, credit_slot, eject_slot, node)
         if nodes[node].waiting > 0:
-            err = route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, cnt, radix, wrap,
-                             coord, dim_port, p, t, node)
+            err = route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_lane, cnt, radix,
+                             wrap, coord, dim_port, p, t, node)
             if err != ERR_OK:
                 return err
         inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node)

@@ -36,6 +36,10 @@ SYNC_LOCAL = 1       # a node injects phase f+1 once it has received all its pha
 SYNC_GLOBAL = 2      # every node injects phase f+1 once all phase-f packets are delivered
 SYNCS = {"none": SYNC_NONE, "local": SYNC_LOCAL, "global": SYNC_GLOBAL}
 
+VC_ALLOC_AGE = 0     # oldest packet first (bounded waiting: no starvation behind local traffic)
+VC_ALLOC_RR = 1      # round-robin over the router's lanes from a pointer
+VC_ALLOCS = {"age": VC_ALLOC_AGE, "rr": VC_ALLOC_RR}
+
 # error codes returned by the kernel
 ERR_OK = 0
 ERR_DEADLOCK = 1
@@ -75,6 +79,8 @@ IN_LANE = np.dtype([
     ("up", i4),        # upstream output lane feeding it, NONE for the local port (constant)
     ("ready", i8),     # cycle from which the connection may move a flit
     ("last", i8),      # last cycle the front advanced (watchdog)
+    ("route_done", i8),  # cycle the front header's route is known (it may then request an
+                         # output VC), NONE while unrouted
 ], align=True)
 
 OUT_LANE = np.dtype([
@@ -107,6 +113,7 @@ NODE = np.dtype([
     ("rr_route", i4),  # routing pointer
     ("rr_eject", i4),  # ejection pointer (lanes)
     ("rr_inject", i4),  # injection pointer
+    ("rr_va", i4),     # output-VC allocation pointer (--vc-alloc rr)
     ("phase", i4),     # highest phase the node may inject (--sync local)
     ("src_head", i4),  # first packet of the source queue, NONE if empty
     ("src_tail", i4),  # last packet of the source queue
@@ -146,6 +153,8 @@ class FlitParams(NamedTuple):
     routing: int          # routing code
     vct: int              # 1 = virtual cut-through
     inject_mask: int      # bit v set: VC v may be used for a packet's first hop
+    atomic_mask: int      # bit v set: VC v is reallocated only once drained (--vc-realloc)
+    vc_alloc: int         # VC_ALLOC_AGE or VC_ALLOC_RR: order in which routed headers get VCs
     deadlock_cycles: int
     debug: int
     window: int           # cycles per time-series window
@@ -187,6 +196,7 @@ class FlitState(NamedTuple):
     rows: np.ndarray          # int32[MAX_ROWS, 4] routing scratch
     req_vc: np.ndarray        # int32[P] switch-allocation scratch (iq): requesting VC per input port
     req_out: np.ndarray       # int32[P] switch-allocation scratch (iq): requested output VC
+    va_lane: np.ndarray       # int32[P*V] output-VC allocation scratch: requesting lanes in order
     scratch: np.ndarray       # int64[2, L] debug scratch: flits and credits in flight per lane
 
 
@@ -211,6 +221,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
     inl = np.zeros(lanes, IN_LANE)
     inl["out"] = NONE
     inl["conn_pos"] = NONE
+    inl["route_done"] = NONE
     inl["node"] = lane_node
     inl["up"] = other
     outl = np.zeros(lanes, OUT_LANE)
@@ -250,6 +261,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
         rows=np.zeros((MAX_ROWS, 4), i4),
         req_vc=np.full(ports, NONE, i4),
         req_out=np.full(ports, NONE, i4),
+        va_lane=np.zeros(ports * v, i4),
         scratch=np.zeros((2, lanes if p.debug else 0), i8),
     )
 

@@ -149,7 +149,8 @@ class _Connection:
 
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
-                 credit_delay, H, E, inject_vcs, src, dst, length, release):
+                 credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
+                 vc_alloc="age"):
         assert router in ("lanes", "iq"), router
         assert routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
@@ -161,6 +162,17 @@ class NaiveFlitSim:
         self.Tl, self.Tr, self.Tc, self.Cd = t_link, t_routing, t_crossbar, credit_delay
         self.inject_vcs = None if inject_vcs is None else set(int(v) for v in inject_vcs)
         self.routing = GridRouting(topo, routing, V)
+        # VCs reallocated only once drained (docs/flit-engine.md, stage 7): "auto" = duato's
+        # adaptive VCs, "atomic" = all, "eager" = none.
+        assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
+        assert vc_alloc in ("age", "rr"), vc_alloc
+        self.vc_alloc = vc_alloc
+        if vc_realloc == "atomic":
+            self.atomic_vcs = set(range(V))
+        elif vc_realloc == "auto" and routing == "duato":
+            self.atomic_vcs = set(range(self.routing.n_escape, V))
+        else:
+            self.atomic_vcs = set()
 
         self.N, self.P = topo.n_nodes, topo.n_ports
         self.LP = topo.local_port
@@ -217,7 +229,10 @@ class NaiveFlitSim:
         # Round-robin pointers.  CHOICE: every pointer starts at 0.
         self.rr_eject = [0] * N                       # stage 3, over V local output lanes
         self.rr_link = [[0] * P for _ in range(N)]    # stage 4, over V output lanes of a port
-        self.rr_route = [0] * N                       # stage 7, over P*V input lanes, port-major
+        self.rr_route = [0] * N                       # stage 7a, over P*V input lanes, port-major
+        self.rr_va = [0] * N                          # stage 7b with --vc-alloc rr
+        # stage 7a result: cycle from which the front header may request an output VC (None: unrouted)
+        self.route_done = lane3(lambda: None)
         self.rr_inject = [0] * N                      # stage 8, over V local input lanes
         self.rr_in = [[0] * P for _ in range(N)]      # iq (i), over V lanes of an input port
         self.rr_out = [[0] * P for _ in range(N)]     # iq (ii), over P input ports
@@ -264,6 +279,7 @@ class NaiveFlitSim:
         c = self.conn[r][p][v]
         self.owner[r][c.port][c.vc] = None
         self.conn[r][p][v] = None
+        self.route_done[r][p][v] = None  # the next head must be routed anew
 
     # -- stage 1: arrivals -----------------------------------------------------------------
     def _arrivals(self, t: int) -> None:
@@ -410,6 +426,11 @@ class NaiveFlitSim:
     def _is_free(self, r: int, port: int, v: int, pkt: int) -> bool:
         if self.owner[r][port][v] is not None:
             return False
+        if port != self.LP and v in self.atomic_vcs:
+            # atomic reallocation: the previous packet has left the downstream buffer entirely
+            # (its tail credit is back) and, in lanes, the output lane is empty
+            if self.credits[r][port][v] != self.B or (self.lanes and self.outq[r][port][v]):
+                return False
         if self.lanes and len(self.outq[r][port][v]) >= self.O:
             return False
         if self.vct and port != self.LP:
@@ -441,7 +462,7 @@ class NaiveFlitSim:
                         best = key
             if best is not None:
                 _, port, ov = best
-                self.conn[r][p][v] = _Connection(port, ov, t + self.Tr)
+                self.conn[r][p][v] = _Connection(port, ov, t + 1)
                 self.owner[r][port][ov] = (p, v)
                 return True
         return False
@@ -449,22 +470,39 @@ class NaiveFlitSim:
     def _route(self, t: int) -> None:
         PV, V = self.P * self.V, self.V
         for r in range(self.N):
+            # 7a: free routing units compute the routes of new headers, round-robin
             units = self.unit_free[r]
             free = [u for u in range(self.H) if units[u] <= t] if self.H else None
             start = self.rr_route[r]
-            # CHOICE: one pass over the P*V lanes per cycle, so a lane is attempted at most once
-            # per cycle even when more units are free than lanes wait.
             for k in range(PV):
                 if free is not None and not free:
                     break
                 i = (start + k) % PV
                 p, v = divmod(i, V)
-                if not self._waiting(r, p, v):
+                if not self._waiting(r, p, v) or self.route_done[r][p][v] is not None:
                     continue
                 if free is not None:
                     units[free.pop(0)] = t + self.Tr
-                self._attempt(r, p, v, t)
+                self.route_done[r][p][v] = t + self.Tr - 1
                 self.rr_route[r] = (i + 1) % PV
+            # 7b: routed headers request output VCs, oldest packet first (or round-robin)
+            first = self.rr_va[r] if self.vc_alloc == "rr" else 0
+            requests = []
+            for k in range(PV):
+                i = (first + k) % PV
+                p, v = divmod(i, V)
+                done = self.route_done[r][p][v]
+                if self._waiting(r, p, v) and done is not None and done <= t:
+                    requests.append(i)
+            if self.vc_alloc == "age":
+                def age(i):
+                    pkt = self.inp[r][i // V][i % V][0][0]
+                    return (self.injected[pkt], pkt)  # longest in the network first
+                requests.sort(key=age)
+            for i in requests:
+                p, v = divmod(i, V)
+                if self._attempt(r, p, v, t) and self.vc_alloc == "rr":
+                    self.rr_va[r] = (i + 1) % PV
 
     # -- stage 8: injection ----------------------------------------------------------------
     def _inject(self, t: int) -> None:
@@ -551,7 +589,8 @@ class NaiveFlitSim:
 
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
-                   inject_vcs=None, pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles) -> dict:
+                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", pkt_src, pkt_dst, pkt_len, pkt_release,
+                   max_cycles) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
     Parameters
@@ -585,5 +624,5 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(t_link), int(t_routing), int(t_crossbar), int(credit_delay),
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
-                       np.asarray(pkt_release))
+                       np.asarray(pkt_release), vc_realloc, vc_alloc)
     return sim.run(int(max_cycles))

@@ -1,0 +1,126 @@
+"""Speed of the flit engine on the reference set-ups of issue 3 (README, "Performance").
+
+Each set-up runs ``--repeats`` times, each in a fresh subprocess (so peak memory is that run's
+and compile time is measured apart from simulation), and the medians are printed. Beside the
+absolute figures the script measures a calibration kernel in the same session (random
+read-modify-writes on a 1 MiB array, the kind of work a flit-hop is made of) and reports
+nanoseconds per flit-hop in units of it, so runs on a noisy shared machine, or on another
+machine, can be compared by ratio.
+
+    PYTHONPATH=. python bench/flit_speed.py                 # all set-ups, 5 repeats
+    PYTHONPATH=. python bench/flit_speed.py --only torus16 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# name: (Config fields, cycles simulated). Loads as in issue 3; "0.3 of capacity" = 0.3 * 8/k.
+SETUPS = {
+    "mesh8_dor_1flit_0.15": (dict(topology="mesh", k=8, routing="dor", vcs=2, buf=8, packet_flits=1, rate=0.15), 40_000),
+    "torus16_dor_0.15": (dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15), 30_000),
+    "torus16_dor_0.5": (dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.5), 10_000),
+    "torus16_duato_0.15": (dict(topology="torus", k=16, routing="duato", vcs=4, buf=8, packet_flits=8, rate=0.15), 30_000),
+    "torus16_duato_0.5": (dict(topology="torus", k=16, routing="duato", vcs=4, buf=8, packet_flits=8, rate=0.5), 10_000),
+    "torus16_dor_0.15_iq": (dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15, router="iq"), 30_000),
+    "torus32_dor_0.3cap": (dict(topology="torus", k=32, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / 32), 10_000),
+    "torus64_dor_0.3cap": (dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / 64), 4_000),
+}
+
+CHILD = r"""
+import json, resource, sys, time
+from netsim_fast.config import Config
+from netsim_fast.engine import flit_state as fs
+from netsim_fast.engine.flit_run import run_flit
+from netsim_fast.topologies import build_topology
+fields, cycles = json.loads(sys.argv[1]), int(sys.argv[2])
+cfg = Config(cycles=cycles, **fields)
+topo = build_topology(cfg)
+cpu0 = time.process_time()
+run = run_flit(cfg, topo)
+cpu = time.process_time() - cpu0 - run.compile_seconds
+hops = int(run.state.cnt[fs.C_FLIT_HOPS])
+print(json.dumps(dict(cycles=run.cycles, flit_hops=hops, sim_seconds=run.sim_seconds, cpu_seconds=cpu,
+                      compile_seconds=run.compile_seconds,
+                      peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+
+
+def calibration_ns(repeats: int = 5) -> float:
+    """Median ns of one random read-modify-write on a 1 MiB int64 array (compiled)."""
+    import numpy as np
+    from numba import njit
+
+    @njit(cache=False)
+    def kernel(arr, idx):
+        acc = 0
+        for i in idx:
+            arr[i] += 1
+            acc += arr[(i * 7) & (arr.size - 1)]
+        return acc
+
+    arr = np.zeros(1 << 17, np.int64)
+    idx = np.random.default_rng(0).integers(0, arr.size, 2_000_000)
+    kernel(arr, idx[:10])
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        kernel(arr, idx)
+        times.append((time.perf_counter() - t0) / idx.size * 1e9)
+    return statistics.median(times)
+
+
+def run_setup(fields: dict, cycles: int) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(fields), str(cycles)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", default="", help="run set-ups whose name contains this text")
+    parser.add_argument("--out", default="bench/out", help="folder for flit_speed.csv")
+    args = parser.parse_args()
+
+    run_setup(*SETUPS["mesh8_dor_1flit_0.15"])  # compile once (or load the cache) before timing
+    cal = calibration_ns()
+    rows = []
+    print(f"calibration: {cal:.2f} ns per random read-modify-write (1 MiB array)")
+    print(f"{'set-up':26s} {'Mflit-hops/s':>12s} {'(cpu)':>7s} {'kcycles/s':>9s} {'ns/hop':>7s} {'hop/cal':>7s} "
+          f"{'peak MiB':>8s} {'compile s':>9s}")
+    for name, (fields, cycles) in SETUPS.items():
+        if args.only not in name:
+            continue
+        runs = [run_setup(fields, cycles) for _ in range(args.repeats)]
+        med = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+        wall = statistics.median(r["flit_hops"] / r["sim_seconds"] for r in runs)
+        cpu = statistics.median(r["flit_hops"] / r["cpu_seconds"] for r in runs)
+        ns_per_hop = 1e9 / wall
+        row = dict(setup=name, mflit_hops_per_s=wall / 1e6, mflit_hops_per_cpu_s=cpu / 1e6,
+                   kcycles_per_s=statistics.median(r["cycles"] / r["sim_seconds"] for r in runs) / 1e3,
+                   ns_per_flit_hop=ns_per_hop, ns_per_hop_over_calibration=ns_per_hop / cal,
+                   peak_mib=med["peak_mib"], compile_seconds=med["compile_seconds"], cycles=cycles,
+                   flit_hops=med["flit_hops"], repeats=args.repeats, calibration_ns=cal)
+        rows.append(row)
+        print(f"{name:26s} {row['mflit_hops_per_s']:12.2f} {row['mflit_hops_per_cpu_s']:7.2f} "
+              f"{row['kcycles_per_s']:9.2f} {ns_per_hop:7.1f} {row['ns_per_hop_over_calibration']:7.1f} "
+              f"{row['peak_mib']:8.0f} {row['compile_seconds']:9.2f}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "flit_speed.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {out / 'flit_speed.csv'}")
+
+
+if __name__ == "__main__":
+    main()
