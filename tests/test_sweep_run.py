@@ -123,9 +123,10 @@ def test_resume_refuses_a_folder_of_another_spec(tmp_path):
 
 
 def test_failing_points_are_recorded_and_do_not_stop_the_sweep(tmp_path):
-    spec = spec_from_dict({
-        "base": {"topology": "torus", "k": 4, "packet_flits": 8, "cycles": 3000, "deadlock_cycles": 200},
-        "grid": {"routing": ["dor", "dor-nodateline"], "rate": [0.1, 0.9]}})
+    spec = spec_from_dict({  # one VC without datelines: a torus ring deadlocks under heavy load
+        "base": {"topology": "torus", "k": 8, "packet_flits": 16, "cycles": 3000, "deadlock_cycles": 200},
+        "points": [{"routing": "dor", "vcs": 2}, {"routing": "dor-nodateline", "vcs": 1}],
+        "grid": {"rate": [0.1, 0.9]}})
     deadlocks = set()
     for point in spec.points:  # the oracle: which points deadlock when run directly
         try:
