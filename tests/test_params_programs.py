@@ -104,3 +104,12 @@ def test_sample_sort_buckets_are_the_sorted_keys_and_its_supersteps_have_the_exp
     moved_in = np.bincount(dst, minlength=p)
     stayed = info["bucket_sizes"] - moved_in
     assert np.all(stayed >= 0) and np.all(src != dst)
+
+
+def test_random_order_total_exchange_has_the_same_messages_as_shift_order():
+    [(s1, d1)] = bp.total_exchange(9)
+    [(s2, d2)] = bp.total_exchange(9, order="random", seed=2)
+    assert sorted(zip(s1.tolist(), d1.tolist())) == sorted(zip(s2.tolist(), d2.tolist()))
+    assert not np.array_equal(d1, d2)
+    with pytest.raises(ConfigError):
+        bp.total_exchange(9, order="bogus")

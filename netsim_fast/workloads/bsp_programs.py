@@ -22,7 +22,7 @@ parent one hop closer), so the barrier takes time proportional to the diameter, 
 barrier of papers/002 section 5; ``heap_tree`` is the complete ``a``-ary tree on node ids of
 the LogP CB algorithm (section 4.1), whose edges are multi-hop paths.
 
-Programs: ``total_exchange`` (one superstep, h = p-1), ``prefix_doubling`` (the doubling
+Programs: ``total_exchange`` (one superstep, h = p-1; shift or random order), ``prefix_doubling`` (the doubling
 scan: ceil(log2 p) supersteps of h = 1) and ``sample_sort`` (regular sampling: gather the
 samples, broadcast the splitters, move the keys).
 
@@ -186,11 +186,21 @@ def phased_program(supersteps, tree: Tree, data_flits: int = 1, barrier_flits: i
 # -- classic programs ------------------------------------------------------------------------
 
 
-def total_exchange(p: int):
-    """One superstep: every node one message to every other node, in shift order
-    (``u -> u + s`` for ``s = 1..p-1``, source-major); h = p - 1."""
+def total_exchange(p: int, order: str = "shift", seed: int = 0):
+    """One superstep: every node one message to every other node; h = p - 1.
+
+    ``order="shift"``: node u sends to ``u + 1, u + 2, ...`` (source-major), so at any
+    moment all nodes send with the same offset; ``"random"``: each node sends to the others
+    in its own random order (seeded). BSP charges both the same.
+    """
     src = np.repeat(np.arange(p), p - 1)
-    shift = np.tile(np.arange(1, p), p)
+    if order == "shift":
+        shift = np.tile(np.arange(1, p), p)
+    elif order == "random":
+        rng = np.random.default_rng(seed)
+        shift = np.concatenate([rng.permutation(np.arange(1, p)) for _ in range(p)])
+    else:
+        raise ConfigError(f"total exchange order {order!r}: choose shift or random")
     return [(src, (src + shift) % p)]
 
 
