@@ -8,8 +8,8 @@ import typer
 
 from netsim_fast.cli._app import app, echo_json, guarded
 from netsim_fast.cli.options import (
-    DegreeOpt, DimsOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt, SeedOpt, TopologyOpt,
-    topology_fields,
+    BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt, SeedOpt,
+    TopologyOpt, topology_fields,
 )
 
 _M = "Measurement"
@@ -29,7 +29,9 @@ def params(
     dims: DimsOpt = None,
     nodes: NodesOpt = None,
     degree: DegreeOpt = None,
+    base: BaseOpt = None,
     jumps: JumpsOpt = None,
+    file: FileOpt = None,
     graph_seed: GraphSeedOpt = None,
     engine: Annotated[str, _opt("--engine", help="flit (wormhole flits) | packet (store-and-forward packets).")] = "flit",
     routing: Annotated[Optional[str], _opt("--routing", help="As for run (default: dor on grids on the flit engine, minimal elsewhere).")] = None,
@@ -53,7 +55,7 @@ def params(
     from netsim_fast.engine.params_run import ParamsSpec, measure_params
 
     cfg = Config(engine=engine, pattern="random", routing=routing, packet_flits=packet_flits, seed=seed,
-                 **topology_fields(topology, k, n, dims, nodes, degree, None, jumps, None, graph_seed))
+                 **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
     spec = ParamsSpec(o=o, h=h, reps=reps, pairs=pairs)
     with progress_bar(quiet or json, unit="relations") as progress:
         out = measure_params(cfg, spec, progress=progress)

@@ -174,7 +174,7 @@ def measure_params(cfg, spec: ParamsSpec, *, topology=None, progress=None) -> di
     p = topo.n_nodes
     dist = all_pairs_distances(topo)
     if dist.min() < 0:
-        raise ConfigError(f"the topology is disconnected; params needs every node to reach every other")
+        raise ConfigError("the topology is disconnected; params needs every node to reach every other")
     flits = cfg.packet_flits if cfg.engine == "flit" else 1
     runner = EngineRunner(cfg, topo)
     tree = bfs_tree(topo, dist)

@@ -168,6 +168,7 @@ def phased_program(supersteps, tree: Tree, data_flits: int = 1, barrier_flits: i
             raise ConfigError(f"superstep {s}: a message from a node to itself never enters the network; remove it")
         base = s * (2 * height + 1)
         d_child = tree.depth[child]
+        # up from depth d: base + 1 + H - d; down from the parent (depth d - 1): base + H + d
         parts.append((src, dst, data_flits, np.full(src.size, base), DATA, s))
         parts.append((child, tree.parent[child], barrier_flits, base + 1 + height - d_child, UP, s))
         parts.append((tree.parent[child], child, barrier_flits, base + height + d_child, DOWN, s))
@@ -177,7 +178,6 @@ def phased_program(supersteps, tree: Tree, data_flits: int = 1, barrier_flits: i
     phase = np.concatenate([q[3] for q in parts])
     kind = np.concatenate([np.full(q[0].size, q[4]) for q in parts])
     step = np.concatenate([np.full(q[0].size, q[5]) for q in parts])
-    # A down-message from a node at depth d has phase base + H + 1 + d = base + H + d_child.
     order = np.lexsort((np.arange(src.size), phase, src))
     return Program(src[order].astype(np.int32), dst[order].astype(np.int32), length[order].astype(np.int32),
                    phase[order].astype(np.int32), step[order].astype(np.int32), kind[order].astype(np.int8))
