@@ -29,7 +29,7 @@ MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse e
 TOPOLOGY_OPTIONS = {
     "torus": ("k", "n", "dims"),
     "mesh": ("k", "n", "dims"),
-    "hypercube": ("n",),
+    "hypercube": ("n", "dims"),  # dims: only as a normalised Config carries it (all 2)
     "rrg": ("nodes", "degree"),
     "debruijn": ("nodes", "base"),
     "bmg": ("nodes",),
@@ -268,9 +268,15 @@ def _check_grid(cfg: Config) -> None:
 
 
 def _check_hypercube(cfg: Config) -> None:
+    if cfg.dims is not None and cfg.n is None:  # a normalised Config rebuilt (replace, from_dict)
+        if any(k != 2 for k in cfg.dims):
+            raise bad("dims", cfg.dims, "a hypercube has radix 2 in every dimension; use --n N")
+        _set(cfg, "n", len(cfg.dims))
     if cfg.n is None:
         raise bad("n", None, "--topology hypercube needs --n N (2^N nodes)")
     _require_int("n", cfg.n, 1, 20, " (the hypercube dimension)")
+    if cfg.dims is not None and cfg.dims != (2,) * cfg.n:
+        raise bad("dims", cfg.dims, f"does not describe the {cfg.n}-dimensional hypercube; give --n only")
     _set(cfg, "dims", (2,) * cfg.n)
     _set(cfg, "n", None)
 
@@ -610,10 +616,13 @@ def _check_embedding(cfg: Config) -> None:
 def _validate_packet_size(cfg: Config) -> None:
     _require_int("flit-bytes", cfg.flit_bytes, 1)
     if cfg.packet_bytes is not None:
-        if cfg.packet_flits is not None:
-            raise bad("packet-bytes", cfg.packet_bytes, "give either --packet-bytes or --packet-flits, not both")
         _require_int("packet-bytes", cfg.packet_bytes, 1)
-        _set(cfg, "packet_flits", -(-cfg.packet_bytes // cfg.flit_bytes))
+        flits = -(-cfg.packet_bytes // cfg.flit_bytes)
+        # both may be given when they agree: a normalised Config (a trace's, a sweep's) has both
+        if cfg.packet_flits is not None and cfg.packet_flits != flits:
+            raise bad("packet-bytes", cfg.packet_bytes,
+                      f"is {flits} flits of {cfg.flit_bytes} bytes, but --packet-flits is {cfg.packet_flits}; give one of them")
+        _set(cfg, "packet_flits", flits)
     if cfg.packet_flits is None:
         _set(cfg, "packet_flits", 8)
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
