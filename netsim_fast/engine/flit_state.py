@@ -12,6 +12,9 @@ the kernel spent its time reloading array descriptors (bench/flit_speed.py; STYL
 pynndescent "right dtype per field" lesson, applied per owner).
 
 A flit in a buffer is one int64: ``packet << 32 | code`` with ``code = seq << 1 | is_tail``.
+
+Record arrays are ``np.recarray`` views, so the kernels' ``lanes[i].len`` attribute syntax also
+works in plain Python under ``NUMBA_DISABLE_JIT=1`` (the ``nojit`` tests, debuggers).
 """
 
 from __future__ import annotations
@@ -220,29 +223,29 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     back = topo.arrays.nbr_in_port[lane_node, lane_port].astype(np.int64)
     other = np.where(nbr >= 0, (nbr * ports + back) * v + vc, NONE)
 
-    inl = np.zeros(lanes, IN_LANE)
+    inl = _records(lanes, IN_LANE)
     inl["out"] = NONE
     inl["conn_pos"] = NONE
     inl["route_done"] = NONE
     inl["node"] = lane_node
     inl["up"] = other
-    outl = np.zeros(lanes, OUT_LANE)
+    outl = _records(lanes, OUT_LANE)
     outl["owner"] = NONE
     outl["credits"] = p.buf
     outl["down"] = other
     outl["port"] = lane_port
     outl["link"] = lane // v
-    node = np.zeros(n, NODE)
+    node = _records(n, NODE)
     node["src_head"] = NONE
     node["src_tail"] = NONE
-    inj = np.zeros((n, v), INJ)
+    inj = _records((n, v), INJ)
     inj["pkt"] = NONE
     return FlitState(
         inl=inl,
         in_buf=np.zeros((lanes, p.buf), i8),
         outl=outl,
-        ol_buf=np.zeros((lanes, max(p.out_buf, 1)), OL_SLOT),
-        port=np.zeros(n * ports, PORT),
+        ol_buf=_records((lanes, max(p.out_buf, 1)), OL_SLOT),
+        port=_records(n * ports, PORT),
         node=node,
         conn_list=np.zeros((n, ports * v), i4),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
@@ -269,8 +272,12 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     )
 
 
+def _records(shape, dtype) -> np.ndarray:
+    return np.zeros(shape, dtype).view(np.recarray)
+
+
 def _packets(cap: int) -> np.ndarray:
-    pkt = np.zeros(cap, PACKET)
+    pkt = _records(cap, PACKET)
     for field in ("next", "injected", "head_del", "tail_del"):
         pkt[field] = NONE
     return pkt
