@@ -59,6 +59,12 @@ def is_tail(flit):
 
 
 @njit(**KERNEL_JIT)
+def port_bit(port):
+    """Bit of a port in the candidate and dirty masks (ports 63 and above share bit 63)."""
+    return np.int64(1) << min(port, 63)
+
+
+@njit(**KERNEL_JIT)
 def push_input(inl, in_buf, nodes, lane, flit, t):
     """Append a flit to an input lane; a head reaching the front of an idle lane waits for routing."""
     n = inl[lane].len
@@ -73,6 +79,7 @@ def push_input(inl, in_buf, nodes, lane, flit, t):
         inl[lane].last = t
         if inl[lane].out == NONE:
             nodes[node].waiting += 1
+            nodes[node].unrouted += 1
 
 
 @njit(**KERNEL_JIT)
@@ -160,10 +167,12 @@ def release_connection(inl, outl, nodes, conn_list, lane, node, out):
     """The tail left ``lane``: free the output lane/VC; a following head now waits for routing.
     The last connection of the router's list takes the freed position."""
     outl[out].owner = NONE
+    nodes[node].dirty |= port_bit(outl[out].port)
     inl[lane].out = NONE
     inl[lane].route_done = NONE
     if inl[lane].len > 0:
         nodes[node].waiting += 1
+        nodes[node].unrouted += 1
     k = inl[lane].conn_pos
     last = nodes[node].conn_n - 1
     moved = conn_list[node, last]
@@ -185,7 +194,11 @@ def arrivals(s, p, t, slot):
         push_input(inl, in_buf, nodes, ev_flit[slot, i, 0], ev_flit[slot, i, 1], t)
     ev_flit_n[slot] = 0
     for i in range(ev_credit_n[slot]):
-        outl[ev_credit[slot, i]].credits += 1
+        out = ev_credit[slot, i]
+        outl[out].credits += 1
+        # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
+        if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
+            nodes[outl[out].node].dirty |= port_bit(outl[out].port)
     ev_credit_n[slot] = 0
 
 
@@ -240,6 +253,8 @@ def eject_lanes(s, p, t, w):
             out = base + served
             pos = outl[out].head
             outl[out].head = 0 if pos + 1 == depth else pos + 1
+            if outl[out].len == depth:  # no longer full: it may be free for a waiting header
+                nodes[node].dirty |= port_bit(local)
             outl[out].len -= 1
             outl[out].last = t
             ports[link].queued -= 1
@@ -271,6 +286,8 @@ def link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt
             if lane.credits > 0 and lane.len > 0 and (p.t_crossbar == 1 or ol_buf[out, lane.head].ready <= t):
                 pos = lane.head
                 lane.head = 0 if pos + 1 == depth else pos + 1
+                if lane.len == depth or lane.len == 1:  # no longer full, or empty (atomic VCs)
+                    nodes[node].dirty |= port_bit(link - node * n_ports)
                 lane.len -= 1
                 lane.last = t
                 lane.credits -= 1
@@ -450,6 +467,21 @@ def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_
     return NONE
 
 
+@njit(**KERNEL_JIT)
+def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows):
+    """The routing function's rows for packet ``pkt``'s header at ``node`` (local port at its
+    destination)."""
+    dst = pkts[pkt].dst
+    if dst == node:
+        rows[0, 0] = p.n_ports - 1
+        rows[0, 1] = 0
+        rows[0, 2] = p.n_vcs - 1
+        rows[0, 3] = 0
+        return 1
+    return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, p.n_vcs, node,
+                     pkts[pkt].src, dst, pkts[pkt].hops, rows)
+
+
 @njit(**KERNEL_INLINE)
 def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_lane, cnt, radix, wrap,
                coord, dim_port, route_mask, p, t, node):
@@ -461,27 +493,47 @@ def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_l
     base = node * per_node
     local = n_ports - 1
     lanes_router = p.router == ROUTER_LANES
-    # (a) route computation: a unit is busy T_routing cycles per header
-    li = nodes[node].rr_route
-    for _j in range(per_node):
-        lane = base + li
-        li += 1
-        if li == per_node:
-            li = 0
-        if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done != NONE:
-            continue
-        if p.headers > 0:
-            unit = NONE
-            for u in range(p.headers):
-                if route_free[node, u] <= t:
-                    unit = u
+    # (a) route computation: a unit is busy T_routing cycles per header; the candidates and
+    # the packet's age are noted in the lane for the allocation passes
+    if nodes[node].unrouted > 0:
+        li = nodes[node].rr_route
+        for _j in range(per_node):
+            lane = base + li
+            li += 1
+            if li == per_node:
+                li = 0
+            if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done != NONE:
+                continue
+            if p.headers > 0:
+                unit = NONE
+                for u in range(p.headers):
+                    if route_free[node, u] <= t:
+                        unit = u
+                        break
+                if unit == NONE:
                     break
-            if unit == NONE:
-                break
-            route_free[node, unit] = t + p.t_routing
-        inl[lane].route_done = t + p.t_routing - 1
-        nodes[node].rr_route = li
-    # (b) output-VC allocation among routed headers
+                route_free[node, unit] = t + p.t_routing
+            inl[lane].route_done = t + p.t_routing - 1
+            pkt = flit_packet(in_buf[lane, inl[lane].head])
+            inl[lane].age = pkts[pkt].injected
+            n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows)
+            cand = np.int64(0)
+            for r in range(n_rows):
+                cand |= port_bit(rows[r, 0])
+            inl[lane].cand = cand
+            nodes[node].rr_route = li
+            nodes[node].unrouted -= 1
+            nodes[node].va_wake = 1
+    # (b) output-VC allocation among routed headers. An attempt depends only on the router's
+    # output VCs at the header's candidate ports (owner, output-lane fill, credits where they
+    # matter): a header is retried only when one of its ports changed since its last attempt
+    # ("dirty"), or in its first eligible cycle; a skipped header would fail again, so results
+    # are exactly those of retrying every header every cycle, at a fraction of the cost.
+    dirty = nodes[node].dirty
+    if dirty == 0 and nodes[node].va_wake == 0:
+        return ERR_OK
+    nodes[node].dirty = 0
+    nodes[node].va_wake = 0
     start = nodes[node].rr_va if p.vc_alloc == VC_ALLOC_RR else 0
     n = 0
     for j in range(per_node):
@@ -489,8 +541,11 @@ def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_l
         if li >= per_node:
             li -= per_node
         lane = base + li
-        if inl[lane].out == NONE and inl[lane].len > 0 and inl[lane].route_done != NONE \
-                and inl[lane].route_done <= t:
+        if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done == NONE:
+            continue
+        if inl[lane].route_done > t:
+            nodes[node].va_wake = 1  # eligible in a later cycle: look again then
+        elif inl[lane].route_done == t or (inl[lane].cand & dirty) != 0:
             va_lane[n] = lane
             n += 1
     if p.vc_alloc == VC_ALLOC_AGE and n > 1:
@@ -499,28 +554,19 @@ def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_l
         # then lowest packet id
         for i in range(1, n):
             lane = va_lane[i]
-            pkt = flit_packet(in_buf[lane, inl[lane].head])
+            age, pkt = inl[lane].age, flit_packet(in_buf[lane, inl[lane].head])
             k = i - 1
             while k >= 0:
-                other = flit_packet(in_buf[va_lane[k], inl[va_lane[k]].head])
-                if pkts[other].injected < pkts[pkt].injected or (pkts[other].injected == pkts[pkt].injected and other < pkt):
+                other = va_lane[k]
+                if inl[other].age < age or (inl[other].age == age and flit_packet(in_buf[other, inl[other].head]) < pkt):
                     break
-                va_lane[k + 1] = va_lane[k]
+                va_lane[k + 1] = other
                 k -= 1
             va_lane[k + 1] = lane
     for i in range(n):
         lane = va_lane[i]
         pkt = flit_packet(in_buf[lane, inl[lane].head])
-        dst = pkts[pkt].dst
-        if dst == node:
-            rows[0, 0] = local
-            rows[0, 1] = 0
-            rows[0, 2] = v - 1
-            rows[0, 3] = 0
-            n_rows = 1
-        else:
-            n_rows = next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, v, node,
-                               pkts[pkt].src, dst, pkts[pkt].hops, rows)
+        n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows)
         if n_rows == 0:
             cnt[C_ERR_CYCLE] = t
             cnt[C_ERR_LANE] = lane

@@ -84,6 +84,8 @@ IN_LANE = np.dtype([
     ("last", i8),      # last cycle the front advanced (watchdog)
     ("route_done", i8),  # cycle the front header's route is known (it may then request an
                          # output VC), NONE while unrouted
+    ("age", i8),       # injection cycle of the front header's packet (--vc-alloc age), once routed
+    ("cand", i8),      # bit mask of the front header's candidate output ports (port_bit), once routed
 ], align=True)
 
 OUT_LANE = np.dtype([
@@ -94,6 +96,8 @@ OUT_LANE = np.dtype([
     ("down", i4),      # downstream input lane, NONE for the local port (constant)
     ("port", i4),      # port of this output lane/VC (constant)
     ("link", i4),      # index of that port in FlitState.port: node * P + port (constant)
+    ("node", i4),      # router of this output lane/VC (constant)
+    ("vc", i4),        # its VC (constant)
     ("last", i8),      # last cycle the front advanced (watchdog)
 ], align=True)
 
@@ -117,6 +121,10 @@ NODE = np.dtype([
     ("rr_eject", i4),  # ejection pointer (lanes)
     ("rr_inject", i4),  # injection pointer
     ("rr_va", i4),     # output-VC allocation pointer (--vc-alloc rr)
+    ("unrouted", i4),  # waiting lanes whose front header has no route yet
+    ("va_wake", i4),   # 1: a routed header becomes eligible for allocation (now or later)
+    ("dirty", i8),     # port_bit mask of output ports where a VC may have become free since the
+                       # last allocation pass; a waiting header is retried only if its ports are dirty
     ("phase", i4),     # highest phase the node may inject (--sync local)
     ("src_head", i4),  # first packet of the source queue, NONE if empty
     ("src_tail", i4),  # last packet of the source queue
@@ -235,6 +243,8 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     outl["down"] = other
     outl["port"] = lane_port
     outl["link"] = lane // v
+    outl["node"] = lane_node
+    outl["vc"] = vc
     node = _records(n, NODE)
     node["src_head"] = NONE
     node["src_tail"] = NONE
