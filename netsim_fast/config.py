@@ -29,7 +29,7 @@ MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse e
 TOPOLOGY_OPTIONS = {
     "torus": ("k", "n", "dims"),
     "mesh": ("k", "n", "dims"),
-    "hypercube": ("n",),
+    "hypercube": ("n", "dims"),  # dims: only as a normalised Config carries it (all 2)
     "rrg": ("nodes", "degree"),
     "debruijn": ("nodes", "base"),
     "bmg": ("nodes",),
@@ -96,6 +96,7 @@ class Config:
     engine: str | None = "flit"  # None: only the topology is described (netsim-fast topo)
     router: str = "lanes"
     routing: str | None = None
+    loops: int = 4
     switching: str = "wormhole"
     vcs: int = 4
     buf: int = 8
@@ -268,9 +269,15 @@ def _check_grid(cfg: Config) -> None:
 
 
 def _check_hypercube(cfg: Config) -> None:
+    if cfg.dims is not None and cfg.n is None:  # a normalised Config rebuilt (replace, from_dict)
+        if any(k != 2 for k in cfg.dims):
+            raise bad("dims", cfg.dims, "a hypercube has radix 2 in every dimension; use --n N")
+        _set(cfg, "n", len(cfg.dims))
     if cfg.n is None:
         raise bad("n", None, "--topology hypercube needs --n N (2^N nodes)")
     _require_int("n", cfg.n, 1, 20, " (the hypercube dimension)")
+    if cfg.dims is not None and cfg.dims != (2,) * cfg.n:
+        raise bad("dims", cfg.dims, f"does not describe the {cfg.n}-dimensional hypercube; give --n only")
     _set(cfg, "dims", (2,) * cfg.n)
     _set(cfg, "n", None)
 
@@ -341,11 +348,13 @@ _TOPOLOGY_CHECKS = {
 
 # Which topologies each routing fits. Grid routings need coordinates and ports per direction;
 # the BMG routers rely on the power-of-two jumps of the binomial graph.
+BMG_ROUTINGS = ("bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcount", "bmg-cbe", "bmg-equiclass", "chord")
 ROUTING_TOPOLOGIES = {
     "dor": GRID_TOPOLOGIES,
     "duato": GRID_TOPOLOGIES,
     "dor-nodateline": GRID_TOPOLOGIES,
     "minimal": TOPOLOGIES,
+    **{name: ("bmg",) for name in BMG_ROUTINGS},
 }
 
 
@@ -362,8 +371,9 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
     return "dor" if topology in GRID_TOPOLOGIES else "minimal"
 
 
-# Routings the packet engine runs: a next-hop table (routing/table.py); dor as a one-port table.
-PACKET_ROUTINGS = ("minimal", "dor")
+# Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
+# routers as one-port tables.
+PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
 
 
 def _validate_routing(cfg: Config) -> None:
@@ -375,7 +385,8 @@ def _validate_routing(cfg: Config) -> None:
     if cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
     if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:
-        raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology) and dor (tori, meshes, hypercubes)")
+        raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology), dor (tori, meshes, hypercubes) and the BMG routers (bmg)")
+    _require_int("loops", cfg.loops, 0, 64, " (equivalence-class loops of bmg-equiclass)")
 
 
 # -- engine ----------------------------------------------------------------------------------
@@ -419,7 +430,7 @@ def _validate_engine(cfg: Config) -> None:
     _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
     if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS:
         raise bad("routing", cfg.routing,
-                  f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)} on tori, meshes and hypercubes")
+                  f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)}")
     datelines = needs_datelines(cfg)
     if cfg.routing == "dor" and datelines and cfg.vcs % 2:
         raise bad("vcs", cfg.vcs, "routing 'dor' on a torus needs an even number of VCs (two dateline classes of V/2); pass --vcs 2, 4, ...")
@@ -455,7 +466,7 @@ def _first_hop_problem(cfg: Config, allowed: set, escape: int, datelines: bool) 
     return None
 
 
-FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline")
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
 SYNCS = ("none", "local", "global")
 
 
@@ -619,10 +630,13 @@ def _check_embedding(cfg: Config) -> None:
 def _validate_packet_size(cfg: Config) -> None:
     _require_int("flit-bytes", cfg.flit_bytes, 1)
     if cfg.packet_bytes is not None:
-        if cfg.packet_flits is not None:
-            raise bad("packet-bytes", cfg.packet_bytes, "give either --packet-bytes or --packet-flits, not both")
         _require_int("packet-bytes", cfg.packet_bytes, 1)
-        _set(cfg, "packet_flits", -(-cfg.packet_bytes // cfg.flit_bytes))
+        flits = -(-cfg.packet_bytes // cfg.flit_bytes)
+        # both may be given when they agree: a normalised Config (a trace's, a sweep's) has both
+        if cfg.packet_flits is not None and cfg.packet_flits != flits:
+            raise bad("packet-bytes", cfg.packet_bytes,
+                      f"is {flits} flits of {cfg.flit_bytes} bytes, but --packet-flits is {cfg.packet_flits}; give one of them")
+        _set(cfg, "packet_flits", flits)
     if cfg.packet_flits is None:
         _set(cfg, "packet_flits", 8)
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)

@@ -81,7 +81,7 @@ def _simulate_packet(cfg: Config, topo, progress) -> dict:
     from netsim_fast.engine.packet_results import summarize_packets, write_packet_trace
     from netsim_fast.engine.packet_run import simulate_packets
     from netsim_fast.errors import SimulationError
-    from netsim_fast.routing.dor_table import build_packet_table
+    from netsim_fast.routing.tables import route_table
 
     messages, extras = _workload(cfg, topo)
     report = None
@@ -92,7 +92,7 @@ def _simulate_packet(cfg: Config, topo, progress) -> dict:
         res = simulate_packets(
             topo, messages, policy=cfg.policy, path_choice=cfg.path_choice, one_port=cfg.one_port,
             queue_capacity=cfg.queue_capacity, seed=cfg.seed, deadlock_cycles=cfg.deadlock_cycles,
-            max_cycles=cfg.cycles, table=build_packet_table(topo, cfg.routing), progress=report)
+            max_cycles=cfg.cycles, table=route_table(topo, cfg.routing, cfg.loops), progress=report)
     except DeadlockError as exc:
         summary = summarize_packets(exc.result, cfg, topo, extras)
         summary["error"] = str(exc)
@@ -134,10 +134,17 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     from netsim_fast.engine.flit_run import run_flit
     from netsim_fast.engine.results import summarize, summarize_finite
 
-    capacity, method = uniform_capacity(topo, cfg.t_link)
+    from netsim_fast.routing import TABLE_ROUTINGS
+
+    table = None
+    if cfg.routing in TABLE_ROUTINGS:  # built once, for the capacity bound and the engine
+        from netsim_fast.routing.tables import route_table
+
+        table = route_table(topo, cfg.routing, cfg.loops)
+    capacity, method = uniform_capacity(topo, cfg.t_link, table, cfg.routing)
     summarize_run = summarize if packets is None else summarize_finite
     try:
-        run = run_flit(cfg, topo, packets=packets, progress=progress)
+        run = run_flit(cfg, topo, packets=packets, progress=progress, table=table)
     except DeadlockError as exc:
         run = exc.result
         summary = summarize_run(run, cfg, capacity, method)
@@ -169,9 +176,7 @@ def _simulate_total_exchange(cfg: Config, topo, progress) -> dict:
     from netsim_fast.workloads.total_exchange import build_total_exchange
 
     te = build_total_exchange(cfg, topo.n_nodes)
-    # packet_flits was derived from packet_bytes: pass one of them, as Config requires
-    resized = {"packet_flits": None} if cfg.packet_bytes is not None else {}
-    engine_cfg = cfg.replace(sync=te.engine_sync, trace=None, **resized)
+    engine_cfg = cfg.replace(sync=te.engine_sync, trace=None)
     kept = {}
 
     def analyse(run):

@@ -27,7 +27,11 @@ def random_packets(n_nodes, count, max_len, seed, span):
 
 
 def run_both(cfg, packets):
+    from netsim_fast.routing import TABLE_ROUTINGS
+    from netsim_fast.routing.tables import route_table
+
     topo = build_topology(cfg)
+    table = route_table(topo, cfg.routing, cfg.loops) if cfg.routing in TABLE_ROUTINGS else None
     run = run_flit(cfg, topo, packets=packets)
     n = len(packets.src)
     s = run.state
@@ -37,7 +41,7 @@ def run_both(cfg, packets):
         topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
         out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,
         credit_delay=cfg.credit_delay, headers_per_cycle=cfg.headers_per_cycle, eject_rate=cfg.eject_rate,
-        inject_vcs=list(cfg.inject_vcs) if cfg.inject_vcs else None, vc_realloc=cfg.vc_realloc, vc_alloc=cfg.vc_alloc, pkt_src=packets.src, pkt_dst=packets.dst,
+        inject_vcs=list(cfg.inject_vcs) if cfg.inject_vcs else None, vc_realloc=cfg.vc_realloc, vc_alloc=cfg.vc_alloc, table=table, pkt_src=packets.src, pkt_dst=packets.dst,
         pkt_len=packets.length, pkt_release=packets.release, max_cycles=100_000)
     return run, ours, ref
 
@@ -64,6 +68,24 @@ def test_kernel_matches_reference_cycle_for_cycle(router, routing, switching):
         cfg = Config(router=router, routing=routing, switching=switching, packet_flits=max_len,
                      check_invariants=True, **topo_kw, **delays)
         assert_same_as_reference(cfg, random_packets(cfg.n_nodes, 50, max_len, seed=7, span=60))
+
+
+TABLE_CASES = [
+    dict(topology="rrg", nodes=16, degree=3, routing="minimal", vcs=5),
+    dict(topology="ring", nodes=7, routing="minimal", vcs=3),
+    dict(topology="debruijn", nodes=16, routing="minimal", vcs=6),
+    dict(topology="bmg", nodes=20, routing="bmg-equiclass", vcs=3),
+    dict(topology="bmg", nodes=20, routing="bmg-basic", vcs=4),
+    dict(topology="bmg", nodes=21, routing="chord", vcs=6),
+    dict(topology="torus", k=4, routing="minimal", vcs=4),
+]
+
+
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+@pytest.mark.parametrize("case", TABLE_CASES, ids=lambda c: f"{c['topology']}-{c['routing']}")
+def test_table_routings_match_reference_cycle_for_cycle(case, router):
+    cfg = Config(router=router, packet_flits=6, check_invariants=True, **case)
+    assert_same_as_reference(cfg, random_packets(cfg.n_nodes, 60, 6, seed=11, span=50))
 
 
 @st.composite

@@ -21,8 +21,7 @@ KEYS = ("completion_cycles", "lower_bound_cycles", "bound_fraction", "steady_sta
 def engine_run(cfg):
     """The engine's own view of a total exchange: the workload and the final state."""
     w = build_total_exchange(cfg)
-    engine_cfg = cfg.replace(sync=w.engine_sync, packet_flits=None) if cfg.packet_bytes else cfg.replace(sync=w.engine_sync)
-    return w, run_flit(engine_cfg, build_topology(cfg), packets=w.packets)
+    return w, run_flit(cfg.replace(sync=w.engine_sync), build_topology(cfg), packets=w.packets)
 
 
 @pytest.mark.parametrize("pattern", TE_PATTERNS)

@@ -198,8 +198,11 @@ def test_direct_patterns_without_sync_carry_no_phases():
     (dict(pattern="random-te", grain_bytes=0), "grain-bytes"),
     (dict(pattern="random-te", engine="packet"), "flit engine"),
     (dict(pattern="indirect-te", switching="vct", buf=8), "row packets"),
+    (dict(pattern="shift-te", topology="rrg", nodes=16, degree=4, routing="minimal"), "tori, meshes and hypercubes"),
 ])
 def test_bad_total_exchange_options_are_config_errors(kw, match):
-    kw.setdefault("dims", (4, 4))
+    kw.setdefault("topology", "torus")
+    if kw["topology"] == "torus":
+        kw.setdefault("dims", (4, 4))
     with pytest.raises(ConfigError, match=match):
-        Config(topology="torus", **kw)
+        Config(**kw)

@@ -7,8 +7,9 @@ for a torus (0.5 for 16x16), 4/k for a mesh and 2 for a hypercube, divided by ``
 link carries one flit every ``t_link`` cycles.
 
 Elsewhere it is the max-channel-load bound of the routing actually used: every ordered pair of
-distinct nodes exchanges the same traffic, each route is walked (dimension order on grids),
-and capacity = (N - 1) / (largest number of routes sharing one directed link) / t_link.
+distinct nodes exchanges the same traffic, each route is walked (dimension order on grids; on
+other graphs the table routing, each node splitting what it forwards evenly over the table's
+allowed ports), and capacity = (N - 1) / (load of the busiest directed link) / t_link.
 """
 
 from __future__ import annotations
@@ -56,12 +57,52 @@ def _dor_channel_loads(topo, loads):
     return loads
 
 
-def uniform_capacity(topo, t_link: int = 1) -> tuple[float, str]:
-    """(capacity in flits/node/cycle, how it was obtained)."""
+@njit(**JIT)
+def _table_channel_loads(nbr, link_id, dist, port_mask, loads):
+    """Expected load per directed link when every ordered pair sends one unit along the table,
+    each node splitting what it forwards evenly over the allowed ports (one BFS-like sweep per
+    destination, nodes taken by decreasing distance so a node's inflow is complete)."""
+    n = nbr.shape[0]
+    flow = np.zeros(n)
+    for dst in range(n):
+        flow[:] = 1.0
+        flow[dst] = 0.0
+        order = np.argsort(-dist[:, dst].astype(np.int64), kind="mergesort")
+        for node in order:
+            if node == dst:
+                continue
+            count = 0
+            for byte in range(port_mask.shape[2]):
+                bits = port_mask[dst, node, byte]
+                while bits:
+                    count += bits & 1
+                    bits >>= 1
+            share = flow[node] / count
+            for byte in range(port_mask.shape[2]):
+                bits = port_mask[dst, node, byte]
+                port = byte * 8
+                while bits:
+                    if bits & 1:
+                        loads[link_id[node, port]] += share
+                        flow[nbr[node, port]] += share
+                    bits >>= 1
+                    port += 1
+    return loads
+
+
+def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal") -> tuple[float, str]:
+    """(capacity in flits/node/cycle, how it was obtained). ``table`` (a MinimalTable) is the
+    routing of a non-grid topology; shortest paths are assumed when it is not given."""
     closed = bisection_capacity(topo)
     if closed is not None:
         return closed / t_link, "bisection"
-    if not topo.is_grid:
-        raise ValueError("channel-load capacity needs a routing for this topology")
-    loads = _dor_channel_loads(topo.arrays, np.zeros(topo.n_links, np.int64))
-    return (topo.n_nodes - 1) / float(loads.max()) / t_link, "max channel load (dor)"
+    if topo.is_grid:
+        loads = _dor_channel_loads(topo.arrays, np.zeros(topo.n_links, np.int64))
+        return (topo.n_nodes - 1) / float(loads.max()) / t_link, "max channel load (dor)"
+    if table is None:
+        from netsim_fast.routing.table import build_minimal_table
+
+        table = build_minimal_table(topo)
+    loads = _table_channel_loads(topo.arrays.nbr, topo.arrays.link_id, table.dist, table.port_mask,
+                                 np.zeros(topo.n_links))
+    return (topo.n_nodes - 1) / float(loads.max()) / t_link, f"max channel load ({routing})"

@@ -39,7 +39,7 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported.
-from netsim_fast.cli import bmg, logp, model, run, topo, warmup  # noqa: E402,F401
+from netsim_fast.cli import bmg, logp, model, params, plot, run, sweep, topo, warmup  # noqa: E402,F401
 
 
 def main() -> None:

@@ -24,14 +24,14 @@ def rrg(
     nodes: Annotated[Optional[int], typer.Option("--nodes", help="Nodes N of the random regular graph.")] = None,
     degree: Annotated[Optional[int], typer.Option("--degree", help="Degree R.")] = None,
     pattern: Annotated[str, typer.Option("--pattern", help="random | total-exchange | embed-debruijn (binary, predicted with 2 messages per node).")] = "random",
-    messages: Annotated[Optional[int], typer.Option("--messages", help="random: messages per node [default: 1].")] = None,
+    messages: Annotated[Optional[int], typer.Option("--messages", help="random: messages per node \\[default: 1].")] = None,
     policy: Annotated[str, typer.Option("--policy", help="fifo | srpf | lrpf: which queued message a link sends.")] = "fifo",
     tolerance: Annotated[float, typer.Option("--tolerance", help="Diameter estimate of eq. (7): smallest d with 1 - P(distance <= d) <= this.")] = 1e-6,
     include_self: Annotated[bool, typer.Option("--include-self", help="The paper's literal start m_i = M P_i(D) (M/N messages delivered at t = 0).")] = False,
     compare: Annotated[bool, typer.Option("--compare", rich_help_panel=_S, help="Also simulate the packet engine on --graphs seeded graphs and print both side by side.")] = False,
-    graphs: Annotated[Optional[int], typer.Option("--graphs", rich_help_panel=_S, help="Graphs to simulate; graph g has graph and traffic seed --seed + g [default: 10].")] = None,
-    path_choice: Annotated[Optional[str], typer.Option("--path-choice", rich_help_panel=_S, help="fixed | random [default: fixed].")] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", rich_help_panel=_S, help="Seed of graph 0, as in netsim-fast run --seed [default: 1].")] = None,
+    graphs: Annotated[Optional[int], typer.Option("--graphs", rich_help_panel=_S, help="Graphs to simulate; graph g has graph and traffic seed --seed + g \\[default: 10].")] = None,
+    path_choice: Annotated[Optional[str], typer.Option("--path-choice", rich_help_panel=_S, help="fixed | random \\[default: fixed].")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", rich_help_panel=_S, help="Seed of graph 0, as in netsim-fast run --seed \\[default: 1].")] = None,
     json: JsonOpt = False,
 ) -> None:
     """Papers/000's model of a random regular graph: cycles, distances, diameter.

@@ -46,8 +46,8 @@ class FlitRun:
 
 
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
-                 sync: str = "none") -> fs.FlitParams:
-    from netsim_fast.routing import CODES
+                 sync: str = "none", class_vcs: int = 0) -> fs.FlitParams:
+    from netsim_fast.routing import CODES, TABLE, TABLE_ROUTINGS
 
     mask = (1 << cfg.vcs) - 1
     if cfg.inject_vcs is not None:
@@ -56,13 +56,27 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         n_nodes=topo.n_nodes, n_ports=topo.n_ports, n_vcs=cfg.vcs, buf=cfg.buf, out_buf=cfg.out_buf,
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
-        routing=CODES[cfg.routing], vct=fs.SWITCHING[cfg.switching], inject_mask=mask,
+        routing=TABLE if cfg.routing in TABLE_ROUTINGS else CODES[cfg.routing],
+        vct=fs.SWITCHING[cfg.switching], inject_mask=mask, class_vcs=class_vcs,
         atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
         sync=fs.SYNCS[sync],
     )
+
+
+def routing_table(cfg, topo, table=None):
+    """(port mask, VCs per hop class) of a table routing; (None, 0) for the grid routings."""
+    from netsim_fast.routing import TABLE_ROUTINGS
+
+    if cfg.routing not in TABLE_ROUTINGS:
+        return None, 0
+    from netsim_fast.routing.tables import check_hop_classes, route_table
+
+    if table is None:
+        table = route_table(topo, cfg.routing, cfg.loops)
+    return table.port_mask, check_hop_classes(table, cfg.routing, cfg.vcs)
 
 
 def atomic_vc_mask(cfg) -> int:
@@ -88,7 +102,7 @@ def _compile(state, params, topo_arrays) -> float:
     return time.perf_counter() - start
 
 
-def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None) -> FlitRun:
+def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, table=None) -> FlitRun:
     """Simulate ``cfg`` on ``topo``: open-loop synthetic traffic, or the finite ``packets``."""
     from netsim_fast.engine.flit import advance
 
@@ -103,10 +117,13 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None) -> 
         limit = win_end + cfg.drain
     n_total = 0 if packets is None else int(len(packets.src))
     phased = packets is not None and packets.phase is not None
+    route_mask, class_vcs = routing_table(cfg, topo, table)
     params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total,
+                          class_vcs=class_vcs,
                           sync=cfg.sync if phased else "none")
     expected = int(topo.n_nodes * cfg.rate / cfg.packet_flits * BATCH_CYCLES * 2) + 1024
-    state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2)
+    state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
+                         route_mask=route_mask)
     traffic = None
     if packets is not None:
         state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase)

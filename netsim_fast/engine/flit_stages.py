@@ -452,7 +452,7 @@ def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_
 
 @njit(**KERNEL_INLINE)
 def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_lane, cnt, radix, wrap,
-               coord, dim_port, p, t, node):
+               coord, dim_port, route_mask, p, t, node):
     """Stage 7 at one router: (a) free routing units compute the routes of new headers,
     round-robin; (b) routed headers request output VCs, oldest packet first (or round-robin).
     Returns an error code."""
@@ -519,7 +519,8 @@ def route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_l
             rows[0, 3] = 0
             n_rows = 1
         else:
-            n_rows = next_hops(p.routing, radix, wrap, coord, dim_port, v, node, pkts[pkt].src, dst, rows)
+            n_rows = next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, v, node,
+                               pkts[pkt].src, dst, pkts[pkt].hops, rows)
         if n_rows == 0:
             cnt[C_ERR_CYCLE] = t
             cnt[C_ERR_LANE] = lane
@@ -606,7 +607,7 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     conn_list, route_free, rows, inj, cnt = s.conn_list, s.route_free, s.rows, s.inj, s.cnt
     ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
     ev_eject, ev_eject_n, req_vc, req_out = s.ev_eject, s.ev_eject_n, s.req_vc, s.req_out
-    ts_link, ts_injected, va_lane = s.ts_link, s.ts_injected, s.va_lane
+    ts_link, ts_injected, va_lane, route_mask = s.ts_link, s.ts_injected, s.va_lane, s.route_mask
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
     for node in range(p.n_nodes):
@@ -622,7 +623,7 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
                             arrival_slot, credit_slot, eject_slot, node)
         if nodes[node].waiting > 0:
             err = route_node(inl, in_buf, outl, nodes, pkts, conn_list, route_free, rows, va_lane, cnt, radix,
-                             wrap, coord, dim_port, p, t, node)
+                             wrap, coord, dim_port, route_mask, p, t, node)
             if err != ERR_OK:
                 return err
         inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node)

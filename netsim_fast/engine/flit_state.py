@@ -12,6 +12,9 @@ the kernel spent its time reloading array descriptors (bench/flit_speed.py; STYL
 pynndescent "right dtype per field" lesson, applied per owner).
 
 A flit in a buffer is one int64: ``packet << 32 | code`` with ``code = seq << 1 | is_tail``.
+
+Record arrays are ``np.recarray`` views, so the kernels' ``lanes[i].len`` attribute syntax also
+works in plain Python under ``NUMBA_DISABLE_JIT=1`` (the ``nojit`` tests, debuggers).
 """
 
 from __future__ import annotations
@@ -155,6 +158,7 @@ class FlitParams(NamedTuple):
     inject_mask: int      # bit v set: VC v may be used for a packet's first hop
     atomic_mask: int      # bit v set: VC v is reallocated only once drained (--vc-realloc)
     vc_alloc: int         # VC_ALLOC_AGE or VC_ALLOC_RR: order in which routed headers get VCs
+    class_vcs: int        # table routings: VCs per hop class
     deadlock_cycles: int
     debug: int
     window: int           # cycles per time-series window
@@ -176,6 +180,7 @@ class FlitState(NamedTuple):
     conn_list: np.ndarray     # int32[N, P*V] connected input lanes of each router (first conn_n)
     route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
     inj: np.ndarray           # INJ[N, V] packet bound to each local input lane
+    route_mask: np.ndarray    # uint8[N (dst), N (node), W] allowed ports of a table routing (else empty)
     ev_flit: np.ndarray       # int64[R, cap, 2] (lane, flit) reaching an input lane, by cycle % R
     ev_flit_n: np.ndarray     # int32[R]
     ev_credit: np.ndarray     # int32[R, cap2] output lane/VC receiving a credit
@@ -205,7 +210,7 @@ def ring_size(t_link: int, t_crossbar: int, credit_delay: int) -> int:
     return max(t_link + t_crossbar, credit_delay) + 2
 
 
-def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitState:
+def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mask=None) -> FlitState:
     """Allocate an idle network with empty buffers and full credits."""
     from netsim_fast.routing import MAX_ROWS
 
@@ -218,33 +223,34 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
     back = topo.arrays.nbr_in_port[lane_node, lane_port].astype(np.int64)
     other = np.where(nbr >= 0, (nbr * ports + back) * v + vc, NONE)
 
-    inl = np.zeros(lanes, IN_LANE)
+    inl = _records(lanes, IN_LANE)
     inl["out"] = NONE
     inl["conn_pos"] = NONE
     inl["route_done"] = NONE
     inl["node"] = lane_node
     inl["up"] = other
-    outl = np.zeros(lanes, OUT_LANE)
+    outl = _records(lanes, OUT_LANE)
     outl["owner"] = NONE
     outl["credits"] = p.buf
     outl["down"] = other
     outl["port"] = lane_port
     outl["link"] = lane // v
-    node = np.zeros(n, NODE)
+    node = _records(n, NODE)
     node["src_head"] = NONE
     node["src_tail"] = NONE
-    inj = np.zeros((n, v), INJ)
+    inj = _records((n, v), INJ)
     inj["pkt"] = NONE
     return FlitState(
         inl=inl,
         in_buf=np.zeros((lanes, p.buf), i8),
         outl=outl,
-        ol_buf=np.zeros((lanes, max(p.out_buf, 1)), OL_SLOT),
-        port=np.zeros(n * ports, PORT),
+        ol_buf=_records((lanes, max(p.out_buf, 1)), OL_SLOT),
+        port=_records(n * ports, PORT),
         node=node,
         conn_list=np.zeros((n, ports * v), i4),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
         inj=inj,
+        route_mask=route_mask if route_mask is not None else np.zeros((0, 0, 1), np.uint8),
         ev_flit=np.zeros((ring, n * ports + 1, 2), i8),
         ev_flit_n=np.zeros(ring, i4),
         ev_credit=np.zeros((ring, lanes + 1), i4),
@@ -266,8 +272,12 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int) -> FlitSt
     )
 
 
+def _records(shape, dtype) -> np.ndarray:
+    return np.zeros(shape, dtype).view(np.recarray)
+
+
 def _packets(cap: int) -> np.ndarray:
-    pkt = np.zeros(cap, PACKET)
+    pkt = _records(cap, PACKET)
     for field in ("next", "injected", "head_del", "tail_del"):
         pkt[field] = NONE
     return pkt

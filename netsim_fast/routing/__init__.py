@@ -10,12 +10,16 @@ returns the row count; lower priority values are tried first.
 DOR = 0
 DUATO = 1
 DOR_NODATELINE = 2
+TABLE = 3  # any next-port table (minimal, the BMG routers) with one VC class per hop
 
 CODES = {
     "dor": DOR,
     "duato": DUATO,
     "dor-nodateline": DOR_NODATELINE,
 }
+# Routings the flit engine runs from a next-port table (routing/tables.py), code TABLE.
+TABLE_ROUTINGS = ("minimal", "bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcount", "bmg-cbe",
+                  "bmg-equiclass", "chord")
 NAMES = {code: name for name, code in CODES.items()}
 
 # Routings of the flit engine on grid topologies (coordinates and per-direction ports).

@@ -105,14 +105,18 @@ def check_config(cfg) -> None:
     """Defaults and checks of the total-exchange options (called by ``Config``).
 
     Sets ``grain_bytes`` (default 32) and, when no packet size is given, ``packet_bytes`` =
-    ``min(grain, 32)``. Raises ``ConfigError`` for a non-flit engine, pairwise on a node count
+    ``min(grain, 32)``. Raises ``ConfigError`` for a non-flit engine or a non-grid topology,
+    pairwise on a node count
     that is not a power of two, indirect on a grid that is not 2-D, or a run too large to hold.
     """
-    from netsim_fast.config import _require_int, bad
+    from netsim_fast.config import GRID_TOPOLOGIES, _require_int, bad
 
     pattern = cfg.pattern
     if cfg.engine != "flit":
         raise bad("pattern", pattern, "is a total exchange of the flit engine (wormhole packets); pass --engine flit")
+    if cfg.topology not in GRID_TOPOLOGIES:
+        raise bad("pattern", pattern, f"runs on tori, meshes and hypercubes (its lower bound cuts the grid straight), "
+                  f"not --topology {cfg.topology}")
     if cfg.grain_bytes is None:
         object.__setattr__(cfg, "grain_bytes", DEFAULT_GRAIN_BYTES)
     _require_int("grain-bytes", cfg.grain_bytes, 1, 1 << 30, " bytes per ordered pair of nodes")

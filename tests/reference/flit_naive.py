@@ -138,6 +138,25 @@ class GridRouting:
 # ---------------------------------------------------------------------------------------------
 # The simulator
 # ---------------------------------------------------------------------------------------------
+class TableRouting:
+    """A next-port table (any topology): every allowed port of (node, destination), on the VCs
+    of the packet's hop class (hop h uses VCs h*c .. h*c+c-1, c = V // longest route)."""
+
+    def __init__(self, topo, table, n_vcs: int):
+        self.local, self.V = topo.local_port, n_vcs
+        self.mask = table.port_mask
+        longest = int(table.dist.max())
+        assert n_vcs >= longest, "one VC class per hop"
+        self.c = n_vcs // max(longest, 1)
+        self.n_escape = 0
+
+    def rows(self, node: int, src: int, dst: int, hops: int) -> list[tuple[int, int, int, int]]:
+        if node == dst:  # eject on any local VC
+            return [(self.local, 0, self.V - 1, 0)]
+        ports = [p for p in range(self.mask.shape[2] * 8) if self.mask[dst, node, p // 8] >> (p % 8) & 1]
+        return [(p, hops * self.c, hops * self.c + self.c - 1, 0) for p in ports]
+
+
 class _Connection:
     """An input lane's route: output (port, VC), usable from ``usable`` (stage 7)."""
 
@@ -150,9 +169,9 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age"):
+                 vc_alloc="age", table=None):
         assert router in ("lanes", "iq"), router
-        assert routing in ("dor", "duato", "dor-nodateline"), routing
+        assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
         assert V >= 1 and B >= 1 and O >= 1 and E >= 1 and H >= 0
         assert t_link >= 1 and t_routing >= 1 and t_crossbar >= 1 and credit_delay >= 1
@@ -161,7 +180,7 @@ class NaiveFlitSim:
         self.V, self.B, self.O, self.E, self.H = V, B, O, E, H
         self.Tl, self.Tr, self.Tc, self.Cd = t_link, t_routing, t_crossbar, credit_delay
         self.inject_vcs = None if inject_vcs is None else set(int(v) for v in inject_vcs)
-        self.routing = GridRouting(topo, routing, V)
+        self.routing = TableRouting(topo, table, V) if table is not None else GridRouting(topo, routing, V)
         # VCs reallocated only once drained (docs/flit-engine.md, stage 7): "auto" = duato's
         # adaptive VCs, "atomic" = all, "eager" = none.
         assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
@@ -444,7 +463,10 @@ class NaiveFlitSim:
 
     def _attempt(self, r: int, p: int, v: int, t: int) -> bool:
         pkt = self.inp[r][p][v][0][0]
-        rows = self.routing.rows(r, self.src[pkt], self.dst[pkt])
+        if isinstance(self.routing, TableRouting):
+            rows = self.routing.rows(r, self.src[pkt], self.dst[pkt], self.hops[pkt])
+        else:
+            rows = self.routing.rows(r, self.src[pkt], self.dst[pkt])
         # CHOICE: "at the source router ... for the first hop" = the lane is a local input lane.
         first_hop = p == self.LP and self.inject_vcs is not None
         for prio in sorted({row[3] for row in rows}):
@@ -589,8 +611,8 @@ class NaiveFlitSim:
 
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
-                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", pkt_src, pkt_dst, pkt_len, pkt_release,
-                   max_cycles) -> dict:
+                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, pkt_src, pkt_dst, pkt_len,
+                   pkt_release, max_cycles) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
     Parameters
@@ -624,5 +646,5 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(t_link), int(t_routing), int(t_crossbar), int(credit_delay),
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
-                       np.asarray(pkt_release), vc_realloc, vc_alloc)
+                       np.asarray(pkt_release), vc_realloc, vc_alloc, table)
     return sim.run(int(max_cycles))

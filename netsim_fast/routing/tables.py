@@ -1,0 +1,48 @@
+"""The next-port table of any table routing, for both engines: ``route_table(topo, routing)``.
+
+``minimal`` (all shortest-path ports, any topology), ``dor`` (grids, one port) and the BMG
+routers of papers/001 (``bmg-*``, ``chord``; one port) all become a ``MinimalTable``: a
+distance and a bitmask of allowed ports per (node, destination). The packet engine routes
+with it directly; the flit engine adds one VC class per hop (``hop_classes``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim_fast.errors import ConfigError
+from netsim_fast.routing.table import MinimalTable
+
+
+def route_table(topo, routing: str, loops: int = 4) -> MinimalTable:
+    if routing == "dor":
+        from netsim_fast.routing.dor_table import build_dor_table
+
+        return build_dor_table(topo)
+    if routing == "minimal":
+        from netsim_fast.routing.table import build_minimal_table
+
+        return build_minimal_table(topo)
+    from netsim_fast.routing.bmg import CODES
+
+    if routing in CODES:
+        from netsim_fast.routing.bmg_table import build_bmg_table
+
+        return build_bmg_table(topo, routing, loops)
+    raise ConfigError(f"--routing {routing}: no table routing of that name")
+
+
+def hop_classes(table: MinimalTable) -> int:
+    """VC classes a hop-class scheme needs: the hops of the longest route in the table."""
+    return int(table.dist.max())
+
+
+def check_hop_classes(table: MinimalTable, routing: str, vcs: int) -> int:
+    """VCs per class; raises ConfigError when --vcs cannot give every hop its own class."""
+    classes = hop_classes(table)
+    if vcs < classes:
+        raise ConfigError(
+            f"--vcs {vcs}: routing '{routing}' in the flit engine gives each hop its own VC class "
+            f"(deadlock-free: classes only increase along a route) and its longest route here has "
+            f"{classes} hops; pass --vcs {classes} or more")
+    return vcs // max(classes, 1)

@@ -1,0 +1,64 @@
+"""BMG routers of papers/001 inside the engines: one-port tables, hop-class VCs in the flit engine."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from netsim_fast.cli import app
+from netsim_fast.config import BMG_ROUTINGS, Config
+from netsim_fast.routing.bmg import route
+from netsim_fast.routing.tables import hop_classes, route_table
+from netsim_fast.topologies import bmg
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("routing", BMG_ROUTINGS)
+def test_table_follows_the_router_hop_by_hop(routing):
+    topo = bmg(37)
+    table = route_table(topo, routing)
+    for src, dst in ((0, 19), (5, 36), (30, 2)):
+        path, cur = [src], src
+        while cur != dst:
+            (port,) = [p for p in range(topo.n_ports) if table.port_mask[dst, cur, p // 8] >> (p % 8) & 1]
+            cur = int(topo.nbr[cur, port])
+            path.append(cur)
+        assert path == route(37, src, dst, routing)
+        assert table.dist[src, dst] == len(path) - 1
+
+
+def test_issue_command_runs_bmg_on_the_packet_engine():
+    res = runner.invoke(app, ["run", "--engine", "packet", "--topology", "bmg", "--nodes", "1000", "--routing",
+                              "bmg-equiclass", "--pattern", "random", "--messages", "4", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["packets"] == 4000 and data["completion_cycles"] > 0
+    # bmg-equiclass routes on shortest paths: mean hops = the BMG's average distance
+    assert data["hops_mean"] == pytest.approx(3.3, abs=0.1)
+
+
+@pytest.mark.parametrize("routing", BMG_ROUTINGS)
+def test_every_bmg_router_runs_in_the_flit_engine(routing):
+    import netsim_fast
+
+    classes = hop_classes(route_table(bmg(64), routing))
+    cfg = Config(topology="bmg", nodes=64, routing=routing, vcs=classes, rate=0.2, warmup=200, measure=600)
+    res = netsim_fast.simulate(cfg)
+    assert not res["saturated"] and res["accepted_load"] == pytest.approx(0.2, rel=0.15)
+
+
+def test_too_few_vcs_for_the_hop_classes_is_a_clear_error():
+    res = runner.invoke(app, ["run", "--topology", "bmg", "--nodes", "64", "--routing", "bmg-bitcount",
+                              "--vcs", "2", "--cycles", "10"])
+    assert res.exit_code == 2
+    assert "its own VC class" in res.stderr and "pass --vcs 3" in res.stderr
+
+
+def test_capacity_of_a_ring_with_minimal_routing_is_its_channel_load_bound():
+    import netsim_fast
+
+    res = netsim_fast.simulate(Config(topology="ring", nodes=16, vcs=8, cycles=50))
+    # uniform traffic on a 16-ring, k/2 ties split evenly over both ways: every link carries 32
+    assert res["capacity"] == pytest.approx(15 / 32)
