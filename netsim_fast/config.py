@@ -122,6 +122,7 @@ class Config:
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
     sync: str = "none"  # phased finite workloads on the flit engine: none | local | global
+    grain_bytes: int | None = None  # total exchange (random-te, ...): bytes per ordered pair (default 32)
     # -- packet engine (store-and-forward) -------------------------------------------------
     policy: str | None = None  # fifo | srpf | lrpf | random (default fifo)
     path_choice: str | None = None  # fixed | random (default fixed)
@@ -485,8 +486,9 @@ def is_open_loop(cfg: Config) -> bool:
 def _validate_pattern_name(cfg: Config) -> None:
     from netsim_fast.workloads.finite import FINITE_PATTERNS, FORWARDING_PATTERNS
     from netsim_fast.workloads.synthetic import PATTERNS
+    from netsim_fast.workloads.total_exchange import TE_PATTERNS
 
-    every = PATTERNS + FINITE_PATTERNS + FORWARDING_PATTERNS
+    every = PATTERNS + FINITE_PATTERNS + TE_PATTERNS + FORWARDING_PATTERNS
     if cfg.pattern is None:
         _set(cfg, "pattern", "random" if cfg.engine == "packet" else "uniform")
     if cfg.pattern not in every:
@@ -532,8 +534,19 @@ def _validate_workload(cfg: Config) -> None:
         _reject_unless_default(cfg, OPEN_LOOP_OPTIONS,
                                f"applies to open-loop patterns only; --pattern {cfg.pattern} is a finite workload run to completion")
         _validate_finite(cfg)
+    _validate_total_exchange(cfg)
     if cfg.engine == "flit":
         _validate_packet_size(cfg)
+
+
+def _validate_total_exchange(cfg: Config) -> None:
+    """``--grain-bytes`` and the checks of the total-exchange patterns (workloads/total_exchange.py)."""
+    from netsim_fast.workloads.total_exchange import TE_PATTERNS, check_config
+
+    if cfg.pattern in TE_PATTERNS:
+        check_config(cfg)
+    elif cfg.grain_bytes is not None:
+        raise bad("grain-bytes", cfg.grain_bytes, f"applies to the total exchanges {', '.join(TE_PATTERNS)} only")
 
 
 def _validate_open_loop(cfg: Config) -> None:
@@ -563,6 +576,7 @@ def _validate_open_loop(cfg: Config) -> None:
 def _validate_finite(cfg: Config) -> None:
     """Options of the finite workloads (workloads/finite.py) and of gossip."""
     from netsim_fast.workloads.finite import FORWARDING_PATTERNS, GOSSIP_PATTERNS, PHASED_PATTERNS
+    from netsim_fast.workloads.total_exchange import TE_PATTERNS
 
     pattern = cfg.pattern
     if pattern == "random":
@@ -580,8 +594,8 @@ def _validate_finite(cfg: Config) -> None:
         raise bad("messages-file", cfg.messages_file, "applies to --pattern file only")
     if pattern == "embed-debruijn":
         _check_embedding(cfg)
-    if cfg.sync != "none" and pattern not in PHASED_PATTERNS:
-        raise bad("sync", cfg.sync, f"gates the steps of {' and '.join(PHASED_PATTERNS)}; --pattern {pattern} has none")
+    if cfg.sync != "none" and pattern not in PHASED_PATTERNS + TE_PATTERNS:
+        raise bad("sync", cfg.sync, f"gates the steps of {', '.join(PHASED_PATTERNS + TE_PATTERNS)}; --pattern {pattern} has none")
     if cfg.time_independent and pattern not in FORWARDING_PATTERNS:
         raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
     if pattern in GOSSIP_PATTERNS:

@@ -29,8 +29,11 @@ def simulate(cfg: Config, *, progress=None, topology=None) -> dict:
     """
     from netsim_fast.topologies import build_topology
     from netsim_fast.workloads.finite import FORWARDING_PATTERNS
+    from netsim_fast.workloads.total_exchange import TE_PATTERNS
 
     topo = topology if topology is not None else build_topology(cfg)
+    if cfg.pattern in TE_PATTERNS:
+        return _simulate_total_exchange(cfg, topo, progress)
     if cfg.pattern in FORWARDING_PATTERNS:
         return _simulate_gossip(cfg, topo)
     if cfg.engine == "packet":
@@ -122,8 +125,11 @@ def _simulate_gossip(cfg: Config, topo) -> dict:
     return summary
 
 
-def _simulate_flit(cfg: Config, topo, progress, packets=None) -> dict:
-    """Open-loop synthetic traffic (``packets`` None) or a finite packet set run to completion."""
+def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> dict:
+    """Open-loop synthetic traffic (``packets`` None) or a finite packet set run to completion.
+
+    ``analyse(run) -> dict``, when given, adds workload-specific keys to the summary (also on
+    deadlock) before the trace is written."""
     from netsim_fast.analytic.capacity import uniform_capacity
     from netsim_fast.engine.flit_run import run_flit
     from netsim_fast.engine.results import summarize, summarize_finite
@@ -146,14 +152,76 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None) -> dict:
         for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
                     "queueing_latency_mean", "hops_mean"):
             summary[key] = None
+        if analyse is not None:
+            summary.update(analyse(run))
         if cfg.trace:
             write_flit_trace(cfg, run, summary)
         exc.summary = summary
         raise
     summary = summarize_run(run, cfg, capacity, method)
+    if analyse is not None:
+        summary.update(analyse(run))
     if cfg.trace:
         write_flit_trace(cfg, run, summary)
     return summary
+
+
+def _simulate_total_exchange(cfg: Config, topo, progress) -> dict:
+    """``random-te`` / ``shift-te`` / ``pairwise-te`` / ``indirect-te`` on the flit engine, with
+    the lower bound and the steady-state metrics (analytic/total_exchange.py).
+
+    The engine runs with the workload's ``engine_sync`` (``local`` for ``indirect-te`` under
+    ``--sync none``: its row/column dependency); the trace stores the configuration as given.
+    """
+    from netsim_fast.workloads.total_exchange import build_total_exchange
+
+    te = build_total_exchange(cfg, topo.n_nodes)
+    engine_cfg = cfg.replace(sync=te.engine_sync, trace=None)
+    kept = {}
+
+    def analyse(run):
+        kept["run"] = run
+        return total_exchange_keys(cfg, te, run)
+
+    try:
+        summary = _simulate_flit(engine_cfg, topo, progress, packets=te.packets, analyse=analyse)
+    except DeadlockError as exc:
+        exc.summary.update(pattern=cfg.pattern, sync=cfg.sync)
+        if cfg.trace:
+            write_flit_trace(cfg, exc.result, _without_series(exc.summary))
+        raise
+    summary.update(engine="flit", pattern=cfg.pattern)
+    if cfg.trace:
+        write_flit_trace(cfg, kept["run"], _without_series(summary))
+    return summary
+
+
+def _without_series(summary: dict) -> dict:
+    """The summary for a trace: the utilisation list is its /timeseries/link_utilization
+    (and an HDF5 attribute holds at most 64 KiB)."""
+    return {k: v for k, v in summary.items() if k != "utilization"}
+
+
+def total_exchange_keys(cfg: Config, te, run) -> dict:
+    """Summary keys of a total exchange: workload, lower bound, bound fraction, utilisation
+    series and its steady-state metrics (README, "Total exchange")."""
+    from netsim_fast.analytic.total_exchange import lower_bound, steady_state, utilisation_series
+    from netsim_fast.engine.results import packet_table
+
+    pk = packet_table(run.state)
+    done = pk["tail_arrival_cycle"] >= 0
+    completion = int(pk["tail_arrival_cycle"].max()) if done.size and done.all() else None
+    injected = pk["injected_cycle"][pk["injected_cycle"] >= 0]
+    last_injection = int(injected.max()) if injected.size else 0
+    u = utilisation_series(run.state.ts_link, run.topo.n_links, cfg.window, cfg.t_link, run.cycles)
+    out = {"grain_bytes": cfg.grain_bytes, "sync": cfg.sync, **te.describe(),
+           **lower_bound(run.topo, te.flits_per_pair, cfg.t_link)}
+    out["bound_fraction"] = out["lower_bound_cycles"] / completion if completion else None
+    out["last_injection_cycle"] = last_injection
+    out.update(steady_state(u, cfg.window, completion or 0, last_injection))
+    out["utilization_window"] = cfg.window
+    out["utilization"] = [round(float(v), 5) for v in u]
+    return out
 
 
 def write_flit_trace(cfg: Config, run, summary: dict) -> None:
