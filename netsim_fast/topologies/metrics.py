@@ -72,28 +72,25 @@ def _grid_exact(topo: Topology):
     return topo.n_nodes // k_max * per_ring
 
 
-def _brute_force(n: int, edges: np.ndarray) -> int:
-    """Exact minimum balanced cut by enumeration (node 0 fixed on side A to halve the work)."""
-    half = n // 2
-    best = edges.shape[0]
-    # Bit masks of side A; vectorised over all subsets containing node 0.
-    combos = np.array(list(itertools.combinations(range(1, n), half - 1)), dtype=np.int64).reshape(-1, max(half - 1, 0))
+def _min_cut_with_side_size(n: int, edges: np.ndarray, size: int) -> int:
+    """Least cut over every side of ``size`` nodes containing node 0 (bit masks, vectorised)."""
+    combos = np.array(list(itertools.combinations(range(1, n), size - 1)), dtype=np.int64).reshape(-1, max(size - 1, 0))
     masks = np.ones(combos.shape[0], dtype=np.int64)
     for col in range(combos.shape[1]):
         masks |= np.left_shift(1, combos[:, col])
     cut = np.zeros(masks.shape[0], dtype=np.int64)
     for u, v in edges:
         cut += ((masks >> u) ^ (masks >> v)) & 1
-    best = int(cut.min()) if cut.size else 0
-    if n % 2:  # side A may also be the larger half
-        combos = np.array(list(itertools.combinations(range(1, n), half)), dtype=np.int64)
-        masks = np.ones(combos.shape[0], dtype=np.int64)
-        for col in range(combos.shape[1]):
-            masks |= np.left_shift(1, combos[:, col])
-        cut = np.zeros(masks.shape[0], dtype=np.int64)
-        for u, v in edges:
-            cut += ((masks >> u) ^ (masks >> v)) & 1
-        best = min(best, int(cut.min()))
+    return int(cut.min()) if cut.size else 0
+
+
+def _brute_force(n: int, edges: np.ndarray) -> int:
+    """Exact minimum balanced cut by enumeration (node 0 fixed on side A to halve the work;
+    with n odd side A may be either the smaller or the larger half)."""
+    half = n // 2
+    best = _min_cut_with_side_size(n, edges, half)
+    if n % 2:
+        best = min(best, _min_cut_with_side_size(n, edges, half + 1))
     return best
 
 
