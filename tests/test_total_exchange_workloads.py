@@ -196,6 +196,8 @@ def test_direct_patterns_without_sync_carry_no_phases():
     (dict(pattern="indirect-te", dims=(4, 4, 4)), "2-D grid"),
     (dict(pattern="uniform", grain_bytes=8), "applies to the total exchanges"),
     (dict(pattern="random-te", grain_bytes=0), "grain-bytes"),
+    (dict(pattern="random-te", packet_bytes=0), "packet-bytes"),
+    (dict(pattern="shift-te", packet_flits=0), "packet-flits"),
     (dict(pattern="random-te", engine="packet"), "flit engine"),
     (dict(pattern="indirect-te", switching="vct", buf=8), "row packets"),
     (dict(pattern="shift-te", topology="rrg", nodes=16, degree=4, routing="minimal"), "tori, meshes and hypercubes"),

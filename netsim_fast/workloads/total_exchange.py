@@ -121,6 +121,9 @@ def check_config(cfg) -> None:
         object.__setattr__(cfg, "grain_bytes", DEFAULT_GRAIN_BYTES)
     _require_int("grain-bytes", cfg.grain_bytes, 1, 1 << 30, " bytes per ordered pair of nodes")
     _require_int("flit-bytes", cfg.flit_bytes, 1)
+    # Config checks these again later, but the packet count below divides by them first.
+    _require_int("packet-bytes", cfg.packet_bytes, 1)
+    _require_int("packet-flits", cfg.packet_flits, 1)
     if cfg.packet_bytes is None and cfg.packet_flits is None:
         object.__setattr__(cfg, "packet_bytes", min(cfg.grain_bytes, DEFAULT_PACKET_BYTES))
     n_nodes, dims = cfg.n_nodes, cfg.dims
