@@ -33,6 +33,7 @@ def test_grid_closed_forms(topo, width):
 @pytest.mark.parametrize("topo", [
     torus((3, 3)), torus((5, 3)), mesh((3, 5)), ring(9), bmg(12), circulant(14, (1, 3)), debruijn(2, 16),
     random_regular(14, 3, 2), random_regular(16, 4, 3),
+    ring(3), mesh((3,)), bmg(3), circulant(2, (1,)),  # halves of one node: the enumeration's edge case
 ], ids=lambda t: t.describe())
 def test_small_graphs_are_solved_exactly(topo):
     width, exact = bisection(topo)

@@ -74,7 +74,8 @@ def _grid_exact(topo: Topology):
 
 def _min_cut_with_side_size(n: int, edges: np.ndarray, size: int) -> int:
     """Least cut over every side of ``size`` nodes containing node 0 (bit masks, vectorised)."""
-    combos = np.array(list(itertools.combinations(range(1, n), size - 1)), dtype=np.int64).reshape(-1, max(size - 1, 0))
+    combos = list(itertools.combinations(range(1, n), size - 1))
+    combos = np.array(combos, dtype=np.int64).reshape(len(combos), size - 1)  # (1, 0) when side A is node 0 alone
     masks = np.ones(combos.shape[0], dtype=np.int64)
     for col in range(combos.shape[1]):
         masks |= np.left_shift(1, combos[:, col])
