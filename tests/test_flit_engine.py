@@ -155,6 +155,20 @@ def test_same_load_completes_with_datelines():
     assert run.done and np.all(run.state.pkt["tail_del"][:15] >= 0)
 
 
+def test_watchdog_catches_dor_without_datelines_under_random_load():
+    # open-loop uniform traffic past saturation on an 8x8 torus: the rings close within a few hundred cycles
+    from netsim_fast import simulate
+
+    cfg = Config(topology="torus", k=8, routing="dor-nodateline", vcs=1, buf=2, packet_flits=16, rate=0.9,
+                 cycles=3000, deadlock_cycles=300)
+    with pytest.raises(DeadlockError) as err:
+        simulate(cfg)
+    message = str(err.value)
+    assert "deadlock at cycle" in message and err.value.result.cycles < 3000
+    listed = message.split("longest first: ")[1].split("; ")
+    assert len(listed) == 5 and all(part.startswith("node ") and " vc 0 packet " in part for part in listed)
+
+
 def test_watchdog_catches_a_partial_deadlock_while_other_traffic_moves():
     # a deadlocked ring in dimension 0 (row y = 0), and an unrelated stream that keeps flowing
     cfg = Config(topology="torus", dims="5,3", routing="dor-nodateline", vcs=2, buf=2, out_buf=1,

@@ -176,19 +176,29 @@ def _lane_name(lane: int, params, topo) -> str:
     return f"{'output' if output else 'input'} lane node {node} {where} vc {vc}"
 
 
-def _stuck(state, params) -> np.ndarray:
+def _stalls(state, params, at_least: int) -> tuple[np.ndarray, np.ndarray]:
+    """Input lanes holding flits whose head has not moved for ``at_least`` cycles, longest stall first."""
     t = int(state.cnt[fs.C_ERR_CYCLE])
-    return np.nonzero((state.inl["len"] > 0) & (t - state.inl["last"] >= params.deadlock_cycles))[0]
+    stall = t - state.inl["last"].astype(np.int64)
+    lanes = np.nonzero((state.inl["len"] > 0) & (stall >= at_least))[0]
+    order = np.argsort(-stall[lanes], kind="stable")
+    return lanes[order], stall[lanes[order]]
 
 
 def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
-    """Input lanes holding flits that have not advanced for ``deadlock_cycles`` (for the message)."""
+    """The longest-stalled input lanes that hold flits (for the deadlock message).
+
+    The watchdog fires when the first lane passes ``deadlock_cycles``; the other lanes of the
+    same cycle of waits closed around it a little later, so lanes stalled for half the limit
+    are listed too (longest first): together they usually show the whole cycle.
+    """
+    lanes, stall = _stalls(state, params, max(params.deadlock_cycles // 2, 1))
     out = []
-    for lane in _stuck(state, params)[:limit]:
-        node = int(lane) // (params.n_ports * params.n_vcs)
+    for lane, cycles in zip(lanes[:limit], stall[:limit]):
         front = int(state.in_buf[lane, state.inl["head"][lane]])
-        out.append({"node": node, "port": int(lane // params.n_vcs % params.n_ports), "vc": int(lane % params.n_vcs),
-                    "packet": front >> 32, "flits": int(state.inl["len"][lane])})
+        out.append({"node": int(lane) // (params.n_ports * params.n_vcs), "port": int(lane // params.n_vcs % params.n_ports),
+                    "vc": int(lane % params.n_vcs), "packet": front >> 32, "flits": int(state.inl["len"][lane]),
+                    "stalled_cycles": int(cycles)})
     return out
 
 
@@ -197,11 +207,15 @@ def describe_error(err: int, state, params, topo) -> str:
     lane = int(state.cnt[fs.C_ERR_LANE])
     pkt = int(state.cnt[fs.C_ERR_PKT])
     if err == fs.ERR_DEADLOCK:
+        limit = params.deadlock_cycles
+        over = int(_stalls(state, params, limit)[0].size)
+        half = int(_stalls(state, params, max(limit // 2, 1))[0].size)
         lanes = blocked_lanes(state, params)
-        total = int(_stuck(state, params).size)
-        shown = "; ".join(f"node {b['node']} port {b['port']} vc {b['vc']} packet {b['packet']}" for b in lanes)
-        return (f"deadlock at cycle {t}: {total} input lane(s) have not advanced for {params.deadlock_cycles} cycles "
-                f"(first: {shown or _lane_name(lane, params, topo)})")
+        shown = "; ".join(f"node {b['node']} port {b['port']} vc {b['vc']} packet {b['packet']} "
+                          f"({b['stalled_cycles']} cycles)" for b in lanes)
+        return (f"deadlock at cycle {t}: {over} input lane(s) have not advanced for {limit} cycles, {half} for "
+                f"{max(limit // 2, 1)} (longest first: {shown or _lane_name(lane, params, topo)}"
+                f"{', ...' if half > len(lanes) else ''})")
     messages = {
         fs.ERR_CONSERVATION: f"flit conservation broken at cycle {t} (injected != delivered + in flight)",
         fs.ERR_CREDIT: f"credit conservation broken at cycle {t} on {_lane_name(lane, params, topo)}",
