@@ -132,7 +132,7 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     deadlock) before the trace is written."""
     from netsim_fast.analytic.capacity import uniform_capacity
     from netsim_fast.engine.flit_run import run_flit
-    from netsim_fast.engine.results import summarize, summarize_finite
+    from netsim_fast.engine.results import LATENCY_WHEN_SATURATED, summarize, summarize_finite
 
     from netsim_fast.routing import TABLE_ROUTINGS
 
@@ -148,9 +148,8 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     except DeadlockError as exc:
         run = exc.result
         summary = summarize_run(run, cfg, capacity, method)
-        summary.update(deadlock=True, error=str(exc), saturated=None)
-        for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
-                    "queueing_latency_mean", "hops_mean"):
+        summary.update(deadlock=True, error=str(exc), saturated=True)  # nothing drains after a deadlock
+        for key in LATENCY_WHEN_SATURATED + ("hops_mean",):
             summary[key] = None
         if analyse is not None:
             summary.update(analyse(run))

@@ -38,7 +38,7 @@ def test_run_json_has_every_contract_key_with_sane_values():
 def test_saturation_is_reported_and_latency_is_null():
     res = invoke("run", *SMALL, "--rate", "1.0", "--drain", "300", "--json")
     data = json.loads(res.stdout)
-    assert data["saturated"] is True and data["latency_mean"] is None
+    assert data["saturated"] is True and data["latency_mean"] is None and data["latency_histogram"] is None
     assert data["accepted_load"] < 0.95 * data["offered_load"]
 
 
@@ -89,6 +89,7 @@ def test_deadlock_prints_the_whole_json_and_exits_1(tmp_path):
     assert res.exit_code == 1
     data = json.loads(res.stdout)
     assert data["deadlock"] is True and "deadlock at cycle" in data["error"]
+    assert data["saturated"] is True and data["latency_mean"] is None  # the contract's bool, even here
     for key in CONTRACT:
         assert key in data
     assert "deadlock at cycle" in res.stderr

@@ -32,7 +32,7 @@ def test_cli_json_has_every_key_on_a_4x4_torus(pattern):
     s = json.loads(result.stdout)
     for key in KEYS:
         assert s[key] is not None, key
-    assert s["packets_delivered"] == s["packets"]
+    assert s["packets_delivered"] == s["packets"] and s["saturated"] is False and s["deadlock"] is False
     # 2 packets per pair; indirect: 16 nodes x (3 row + 4 x 3 column steps) x 2, the same count on a square grid
     assert s["packets"] == 16 * 15 * 2
     assert s["lower_bound_cycles"] == 15 * 2 * 2  # endpoint bound: (N-1) F, F = 2 packets of 2 flits

@@ -30,6 +30,12 @@ def _nullable(value):
     return None if value is None or (isinstance(value, float) and not np.isfinite(value)) else value
 
 
+# Latency keys nulled when the measurement window did not drain (saturation, deadlock): the
+# packets that did arrive are the lucky ones, so their latencies would mislead.
+LATENCY_WHEN_SATURATED = ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
+                          "queueing_latency_mean", "latency_histogram")
+
+
 def latency_summary(created, injected, delivered, hops) -> dict:
     """Latency statistics of delivered packets (arrays of equal length)."""
     if created.size == 0:
@@ -70,8 +76,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
                           pk["tail_arrival_cycle"][measured], pk["hops"][measured])
     if saturated:
-        for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean",
-                    "queueing_latency_mean"):
+        for key in LATENCY_WHEN_SATURATED:
             lat[key] = None
     util = state.port["link_flits"] * cfg.t_link / max(run.cycles, 1)
     real_links = run.topo.arrays.link_id.ravel() >= 0
@@ -131,7 +136,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
         "capacity_method": capacity_method,
         "capacity_fraction": accepted / capacity if capacity else None,
         **lat,
-        "saturated": None,
+        "saturated": False,  # the workload drained: every packet's latency counts
         "deadlock": False,
         "error": None,
         "packets": int(pk["src"].size),
