@@ -42,5 +42,48 @@ def _root(
 from netsim_fast.cli import bmg, logp, model, params, plot, run, sweep, topo, warmup  # noqa: E402,F401
 
 
-def main() -> None:
-    app()
+def _usage_exceptions() -> tuple[type, ...]:
+    """Click's exception base: typer >= 0.2x vendors click (typer.TyperException), older typer uses click."""
+    bases = [typer.TyperException] if hasattr(typer, "TyperException") else []
+    try:
+        import click
+
+        bases.append(click.ClickException)
+    except ImportError:
+        pass
+    return tuple(bases)
+
+
+def _given_value(args: list[str], opts) -> str | None:
+    """The text the user gave an option (``--k abc`` or ``--k=abc``), for the error line."""
+    for i, arg in enumerate(args):
+        for opt in opts:
+            if arg == opt and i + 1 < len(args):
+                return args[i + 1]
+            if arg.startswith(opt + "="):
+                return arg[len(opt) + 1:]
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: typer's parsing, with its usage errors cut to one line (exit 2)."""
+    import sys
+
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        code = 1
+    except _usage_exceptions() as exc:
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" or not hasattr(exc, "format_message"):
+            exc.show()  # bare `netsim-fast` or `netsim-fast run`: the help text
+        else:  # bad type, unknown option, missing value: name it, point at --help
+            message = " ".join(exc.format_message().split())
+            given = _given_value(sys.argv[1:] if argv is None else argv, getattr(getattr(exc, "param", None), "opts", ()))
+            if given is not None:
+                message = f"{message} (got {given!r})"
+            where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+            typer.secho(f"error: {message}{where}", fg=typer.colors.RED, err=True)
+        code = getattr(exc, "exit_code", 2)
+    sys.exit(code if isinstance(code, int) else 0)
