@@ -11,14 +11,14 @@ On the flit engine tori and hypercubes use ``dor`` with the default 4 VCs. Rando
 graphs and BMG use table routing (``minimal``), which gives every hop of a route its own VC
 class (deadlock freedom, ``routing.tables``), so ``--vcs`` must be at least the longest
 route: this script passes ``vcs`` = the longest route of the table (the diameter under
-minimal routing, at least 2), one VC per hop class, the fewest the engine accepts. A network
+minimal routing), one VC per hop class, the fewest the engine accepts. A network
 the engines reject is an error here, not a skipped row.
 
 Writes ``params_table1.csv`` (one row per network and engine), ``params_table1_summary.csv``
 (per family and engine: the constant ``g / gamma`` and ``l / delta`` and the exponents of g,
 gamma, l, delta in p) and ``params_table1.png``; prints both tables as markdown.
 
-    PYTHONPATH=. /work/venv/bin/python bench/params_table1.py --out docs/figures   # ~6 min
+    PYTHONPATH=. /work/venv/bin/python bench/params_table1.py --out docs/figures   # ~4 min
     PYTHONPATH=. /work/venv/bin/python bench/params_table1.py --quick              # ~1 min
 """
 
@@ -34,6 +34,9 @@ import numpy as np
 from netsim_fast.analytic.params import loglog_slope, ratio_spread
 from netsim_fast.config import Config
 from netsim_fast.engine.params_run import ParamsSpec, measure_params
+from netsim_fast.routing import TABLE_ROUTINGS
+from netsim_fast.routing.tables import fewest_vcs
+from netsim_fast.topologies import build_topology
 
 H = (1, 2, 4, 8, 16, 32)
 
@@ -55,13 +58,9 @@ def families(quick: bool):
 
 def flit_vcs(cfg: Config) -> dict:
     """``{"vcs": longest route}`` for a table routing (one VC per hop class), else ``{}``."""
-    from netsim_fast.routing import TABLE_ROUTINGS
-    from netsim_fast.routing.tables import hop_classes, route_table
-    from netsim_fast.topologies import build_topology
-
     if cfg.routing not in TABLE_ROUTINGS:
         return {}
-    return {"vcs": max(2, hop_classes(route_table(build_topology(cfg), cfg.routing, cfg.loops)))}
+    return {"vcs": fewest_vcs(build_topology(cfg), cfg.routing, cfg.loops)}
 
 
 def model(row: dict) -> tuple[float, float, str]:
