@@ -2,16 +2,23 @@
 
 For 2-D and 3-D tori and hypercubes (Table 1's d-dimensional array and multi-port hypercube
 rows), random 4-regular graphs and binomial graphs (BMG; not in Table 1), on the packet
-engine and, wherever ``Config`` accepts it, the flit engine, run ``measure_params`` and compare
-g with gamma(p) and l with delta(p). For the families Table 1 does not list, gamma is the
-volume bound ``average distance / degree`` (link-cycles per message per node; it is also
-Theta of Table 1's gamma on tori and hypercubes) and delta the diameter.
+engine and the flit engine, run ``measure_params`` and compare g with gamma(p) and l with
+delta(p). For the families Table 1 does not list, gamma is the volume bound
+``average distance / degree`` (link-cycles per message per node; it is also Theta of Table 1's
+gamma on tori and hypercubes) and delta the diameter.
+
+On the flit engine tori and hypercubes use ``dor`` with the default 4 VCs. Random regular
+graphs and BMG use table routing (``minimal``), which gives every hop of a route its own VC
+class (deadlock freedom, ``routing.tables``), so ``--vcs`` must be at least the longest
+route: this script passes ``vcs`` = the longest route of the table (the diameter under
+minimal routing), one VC per hop class, the fewest the engine accepts. A network
+the engines reject is an error here, not a skipped row.
 
 Writes ``params_table1.csv`` (one row per network and engine), ``params_table1_summary.csv``
 (per family and engine: the constant ``g / gamma`` and ``l / delta`` and the exponents of g,
 gamma, l, delta in p) and ``params_table1.png``; prints both tables as markdown.
 
-    PYTHONPATH=. /work/venv/bin/python bench/params_table1.py --out docs/figures   # ~6 min
+    PYTHONPATH=. /work/venv/bin/python bench/params_table1.py --out docs/figures   # ~4 min
     PYTHONPATH=. /work/venv/bin/python bench/params_table1.py --quick              # ~1 min
 """
 
@@ -27,7 +34,9 @@ import numpy as np
 from netsim_fast.analytic.params import loglog_slope, ratio_spread
 from netsim_fast.config import Config
 from netsim_fast.engine.params_run import ParamsSpec, measure_params
-from netsim_fast.errors import ConfigError
+from netsim_fast.routing import TABLE_ROUTINGS
+from netsim_fast.routing.tables import fewest_vcs
+from netsim_fast.topologies import build_topology
 
 H = (1, 2, 4, 8, 16, 32)
 
@@ -47,6 +56,13 @@ def families(quick: bool):
             ("BMG", [dict(topology="bmg", nodes=n) for n in (16, 32, 64, 128, 256, 512, 1024)])]
 
 
+def flit_vcs(cfg: Config) -> dict:
+    """``{"vcs": longest route}`` for a table routing (one VC per hop class), else ``{}``."""
+    if cfg.routing not in TABLE_ROUTINGS:
+        return {}
+    return {"vcs": fewest_vcs(build_topology(cfg), cfg.routing, cfg.loops)}
+
+
 def model(row: dict) -> tuple[float, float, str]:
     """(gamma, delta, source) to compare with: Table 1 where it has a row, else stand-ins."""
     if row["gamma_table1"] is not None:
@@ -59,15 +75,14 @@ def measure(quick: bool, seed: int) -> list[dict]:
     for family, nets in families(quick):
         for engine in ("packet", "flit"):
             for net in nets:
-                try:
-                    cfg = Config(engine=engine, pattern="random", seed=seed, **net)
-                except ConfigError:
-                    continue  # e.g. the flit engine has no table routing for this topology yet
+                cfg = Config(engine=engine, pattern="random", seed=seed, **net)
+                if engine == "flit":
+                    cfg = Config(engine=engine, pattern="random", seed=seed, **net, **flit_vcs(cfg))
                 reps = 2 if engine == "packet" else 1
                 out = measure_params(cfg, ParamsSpec(h=H, reps=reps, pairs=16))
                 gamma, delta, source = model(out)
                 rows.append({"family": family, "engine": engine, "model": source, "gamma": gamma,
-                             "delta": delta, "reps": reps,
+                             "delta": delta, "reps": reps, "vcs": cfg.vcs if engine == "flit" else None,
                              **{k: " ".join(f"{x:.4g}" for x in v) if isinstance(v, list) else v
                                 for k, v in out.items()}})
                 print(f"{family:10s} {engine:6s} p={out['p']:5d}  g={out['g']:8.3f}  ell={out['ell']:8.1f}  "

@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 from netsim_fast.cli import app
 from netsim_fast.config import BMG_ROUTINGS, Config
 from netsim_fast.routing.bmg import route
-from netsim_fast.routing.tables import hop_classes, route_table
-from netsim_fast.topologies import bmg
+from netsim_fast.errors import ConfigError
+from netsim_fast.routing.tables import check_hop_classes, fewest_vcs, hop_classes, route_table
+from netsim_fast.topologies import bmg, random_regular
 
 runner = CliRunner()
 
@@ -54,6 +55,18 @@ def test_too_few_vcs_for_the_hop_classes_is_a_clear_error():
                               "--vcs", "2", "--cycles", "10"])
     assert res.exit_code == 2
     assert "its own VC class" in res.stderr and "pass --vcs 3" in res.stderr
+
+
+@pytest.mark.parametrize("topo", [bmg(100), random_regular(64, 4, seed=3)], ids=["bmg100", "rrg64"])
+def test_fewest_vcs_of_minimal_routing_is_the_diameter_and_the_engine_accepts_no_fewer(topo):
+    import networkx as nx
+
+    vcs = fewest_vcs(topo, "minimal")
+    assert vcs == nx.diameter(topo.to_networkx())
+    table = route_table(topo, "minimal")
+    assert check_hop_classes(table, "minimal", vcs) == 1
+    with pytest.raises(ConfigError, match=f"pass --vcs {vcs} or more"):
+        check_hop_classes(table, "minimal", vcs - 1)
 
 
 def test_capacity_of_a_ring_with_minimal_routing_is_its_channel_load_bound():

@@ -1,6 +1,8 @@
 """Protocols of papers/002 section 4 on the LogP machine: sorting network, CB tree,
 sort-based (deterministic) and randomized h-relation routing."""
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from netsim_fast.analytic import logp as model
 from netsim_fast.analytic.logp import LogPParams
 from netsim_fast.engine.logp_experiment import run_protocol
 from netsim_fast.engine.logp_machine import run
+from netsim_fast.engine.logp_program import OP_SEND
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads.hrelation import degree, h_relation
 from netsim_fast.workloads.logp_protocols import (cb_program, deterministic_program,
@@ -68,6 +71,31 @@ def test_cb_paper_bound_counts_fewer_levels_than_the_tree_has():
     res = run(built.program, P, delay="uniform", seed=0)
     assert res.time > built.info["bound"]
     assert res.time <= built.info["schedule_bound"]
+
+
+@pytest.mark.parametrize("P", PARAMS + [LogPParams(8, 1, 8, 9), LogPParams(1000, 1, 2, 5),
+                                  LogPParams(30, 1, 2, 40)], ids=str)
+def test_cb_processors_send_to_parent_then_to_each_child_in_heap_order(P):
+    # Brute force over the heap-ordered max(2, ceil(L/G))-ary tree, children a*i+1..a*i+a
+    # that exist (< p); the builder emits the descent as one vectorised block.
+    a = model.cb_arity(P)
+    prog = cb_program(P).program
+    for i in range(P.p):
+        lo, hi = prog.op_ptr[i], prog.op_ptr[i + 1]
+        sends = prog.op_a[lo:hi][prog.op_code[lo:hi] == OP_SEND]
+        expected = ([(i - 1) // a] if i else []) + [c for c in range(a * i + 1, a * i + a + 1) if c < P.p]
+        assert prog.msg_dst[sends].tolist() == expected
+
+
+def test_cb_cost_does_not_grow_with_an_arity_far_above_p():
+    # ceil(L/G) = 5e6 children per node, but only p - 1 = 3 exist: building and running the CB
+    # must take milliseconds (a loop over the arity took minutes).
+    run_protocol(LogPParams(L=100, o=2, G=2, p=4), "cb")   # load the machine's kernel first
+    start = time.perf_counter()
+    res, info = run_protocol(LogPParams(L=10**7, o=2, G=2, p=4), "cb")
+    assert time.perf_counter() - start < 2.0
+    assert info["arity"] == 5 * 10**6 and info["height"] == 1
+    assert not res.stalled and res.time <= info["schedule_bound"]
 
 
 def test_cb_within_paper_bound_when_levels_match():

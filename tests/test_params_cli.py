@@ -42,6 +42,19 @@ def test_params_prints_a_table_without_json():
     assert "ell" in res.output and "fit r2 (BSP)" in res.output
 
 
+def test_params_flit_engine_on_a_random_regular_graph_needs_vcs_for_every_hop():
+    # Table routing gives each hop its own VC class: --vcs must reach the longest route.
+    base = ["params", "--topology", "rrg", "--nodes", "16", "--degree", "4", "--h", "1,2", "--pairs", "4"]
+    short = runner.invoke(app, [*base, "--vcs", "1"])
+    assert short.exit_code == 2 and "--vcs 1" in short.output and "pass --vcs" in short.output
+    longest = int(short.output.split("pass --vcs ")[1].split()[0])
+    res = runner.invoke(app, [*base, "--vcs", str(longest), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["engine"] == "flit" and out["routing"] == "minimal" and out["diameter"] == longest
+    assert out["g"] > 0 and out["L"] >= out["diameter"]
+
+
 @pytest.mark.parametrize("args,word", [
     (["--o", "-1"], "--o -1"),
     (["--h", "4"], "two distinct"),
@@ -50,6 +63,7 @@ def test_params_prints_a_table_without_json():
     (["--reps", "0"], "--reps 0"),
     (["--engine", "bogus"], "--engine bogus"),
     (["--engine", "packet", "--packet-flits", "4"], "--packet-flits 4"),
+    (["--engine", "packet", "--vcs", "6"], "--vcs 6"),
     (["--topology", "torrus"], "did you mean"),
 ])
 def test_params_bad_input_exits_2_with_one_line(args, word):

@@ -98,11 +98,21 @@ def test_dry_run_lists_points_and_seeds(spec_file, tmp_path):
     (("--grid", "rate=0.1", "--set", "k=4", "--workers", "0", "--threads"), "--workers 0"),
     (("--grid", "rate=0.1", "--set", "k=4", "--format", "xml"), "--format xml"),
     ((), "give a SPEC file or the grid as options"),
+    (("--grid", "rate=[]", "--set", "k=4"), "[grid] rate: the list is empty"),
 ])
 def test_input_errors_exit_2_with_one_line(tmp_path, args, needle):
     res = run("sweep", "--out", tmp_path / "o", *args)
     assert res.exit_code == 2, res.output
     assert needle in res.output and "Traceback" not in res.output
+
+
+def test_an_empty_grid_list_in_a_spec_exits_2_with_one_line(tmp_path):
+    spec = tmp_path / "empty.toml"
+    spec.write_text('[base]\ntopology = "torus"\nk = 4\n[grid]\nrate = []\n')
+    res = run("sweep", spec, "--out", tmp_path / "o")
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert "rate: the list is empty" in res.output and "[[]]" not in res.output
 
 
 @pytest.mark.slow

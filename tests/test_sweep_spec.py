@@ -72,7 +72,7 @@ def test_dashed_names_are_accepted():
     ({"grid": {"graph_seed": [1, 2]}}, "[grid] graph_seed: seeds"),
     ({"base": {"ratee": 0.1}}, "[base] ratee: not a netsim-fast run option (did you mean 'rate'?)"),
     ({"grid": {"rate": 0.1}}, "[grid] rate: expected a non-empty list"),
-    ({"grid": {"rate": []}}, "[grid] rate: expected a non-empty list"),
+    ({"grid": {"rate": []}}, "[grid] rate: the list is empty; a grid list needs at least one value"),
     ({"base": {"rate": 0.1}, "grid": {"rate": [0.2]}}, "[grid] rate: also set in [base]"),
     ({"base": {"vcs": 4.0}}, "[base] vcs: expected an integer, found 4.0"),
     ({"base": {"check_invariants": "yes"}}, "[base] check_invariants: expected true or false"),
@@ -87,6 +87,17 @@ def test_spec_errors_name_the_table_and_key(data, needle):
     with pytest.raises(ConfigError) as err:
         spec_from_dict(data)
     assert needle in str(err.value)
+
+
+def test_an_empty_grid_list_is_called_empty_not_given_a_list_hint(tmp_path):
+    # The hint for a scalar ("write rate = [0.1]") would read "write rate = [[]]" here.
+    path = tmp_path / "spec.toml"
+    path.write_text('[base]\ntopology = "torus"\nk = 4\n[grid]\nrate = []\n')
+    with pytest.raises(ConfigError) as err:
+        load_spec(path)
+    assert str(err.value) == ("spec [grid] rate: the list is empty; a grid list needs at least one value "
+                              "(or move rate to [base])")
+    assert "[[]]" not in str(err.value)
 
 
 def test_an_invalid_point_is_named_with_its_values():

@@ -37,6 +37,7 @@ def params(
     routing: Annotated[Optional[str], _opt("--routing", help="As for run (default: dor on grids on the flit engine, minimal elsewhere).")] = None,
     o: Annotated[int, _opt("--o", help="Node overhead in cycles: o to prepare each message sent (one at a time), o to acquire each received.")] = 0,
     packet_flits: Annotated[Optional[int], _opt("--packet-flits", help="Flits per message (flit engine) [default: 8].")] = None,
+    vcs: Annotated[Optional[int], _opt("--vcs", help="Virtual channels per channel (flit engine) [default: 4]; table routings (minimal, bmg-*) need at least the longest route.")] = None,
     h: Annotated[str, _opt("--h", help="Relation degrees of the fit T(h) = g h + l, comma-separated.")] = "1,2,4,8,16,32",
     reps: Annotated[int, _opt("--reps", help="Random relations (seeds) per h.")] = 1,
     pairs: Annotated[int, _opt("--pairs", help="Random pairs for the idle latency (pairs at the diameter are added).")] = 32,
@@ -48,14 +49,16 @@ def params(
 
     Times are cycles, a message is --packet-flits flits (flit engine) or one packet (packet
     engine). Examples: [bold]netsim-fast params --topology torus --k 8 --json[/bold];
-    [bold]netsim-fast params --engine packet --topology rrg --nodes 256 --degree 4[/bold]
+    [bold]netsim-fast params --engine packet --topology rrg --nodes 256 --degree 4[/bold];
+    [bold]netsim-fast params --topology bmg --nodes 256 --vcs 4[/bold]
     """
     from netsim_fast.cli.render import progress_bar
     from netsim_fast.config import Config
     from netsim_fast.engine.params_run import ParamsSpec, measure_params
 
+    flit_vcs = {} if vcs is None else {"vcs": vcs}
     cfg = Config(engine=engine, pattern="random", routing=routing, packet_flits=packet_flits, seed=seed,
-                 **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
+                 **flit_vcs, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
     spec = ParamsSpec(o=o, h=h, reps=reps, pairs=pairs)
     with progress_bar(quiet or json, unit="relations") as progress:
         out = measure_params(cfg, spec, progress=progress)

@@ -37,6 +37,12 @@ def hop_classes(table: MinimalTable) -> int:
     return int(table.dist.max())
 
 
+def fewest_vcs(topo, routing: str, loops: int = 4) -> int:
+    """Fewest ``--vcs`` the flit engine accepts for table routing ``routing`` on ``topo``: one VC
+    per hop class, as many as the longest route has hops (for benches that size VCs per network)."""
+    return max(1, hop_classes(route_table(topo, routing, loops)))
+
+
 def check_hop_classes(table: MinimalTable, routing: str, vcs: int) -> int:
     """VCs per class; raises ConfigError when --vcs cannot give every hop its own class."""
     classes = hop_classes(table)

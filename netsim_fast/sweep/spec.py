@@ -242,7 +242,10 @@ def _grid(items: dict, known: dict) -> dict:
     out = {}
     for key, values in items.items():
         name = _check_key("grid", key, known)
-        if not isinstance(values, list) or not values:
+        if isinstance(values, list) and not values:
+            raise ConfigError(f"spec [grid] {key}: the list is empty; a grid list needs at least one value "
+                              f"(or move {key} to [base])")
+        if not isinstance(values, list):
             raise ConfigError(f"spec [grid] {key}: expected a non-empty list of values, found {values!r} "
                               f"(write {key} = [{values!r}] or move it to [base])")
         for value in values:

@@ -110,10 +110,11 @@ def add_cb(b: ProgramBuilder, params: LogPParams, stamp_offset: int | None = Non
     if stamp_offset is not None:
         b.ops(0, OP_SET_REG, stamp_offset)
     b.ops(child, OP_RECV, down_box[child], 1)
-    for k in range(a):
-        kid = a * nodes + 1 + k
-        has = kid < p
-        b.ops(nodes[has], OP_SEND, down_msgs[kid[has] - 1], 1)
+    # One block for the whole descent: a parent listed once per child, children in increasing
+    # id, gets its sends in child order (ProgramBuilder keeps array order within a call). The
+    # cost is O(p) whatever the arity; a = ceil(L/G) can exceed p by far, and only the
+    # children that exist (id < p) are ever sent to.
+    b.ops(parent, OP_SEND, down_msgs, 1)
 
 
 def cb_program(params: LogPParams, join=None) -> BuiltProtocol:
