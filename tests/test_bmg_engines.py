@@ -57,6 +57,14 @@ def test_too_few_vcs_for_the_hop_classes_is_a_clear_error():
     assert "its own VC class" in res.stderr and "pass --vcs 3" in res.stderr
 
 
+def test_inject_vcs_must_reach_hop_class_0():
+    base = ["run", "--topology", "bmg", "--nodes", "64", "--routing", "bmg-equiclass", "--vcs", "8", "--cycles", "200"]
+    res = runner.invoke(app, base + ["--inject-vcs", "7"])  # 3 classes of 2 VCs: class 0 is VCs 0..1
+    assert res.exit_code == 2 and "hop class 0 (VCs 0..1 of 8)" in res.stderr
+    res = runner.invoke(app, base + ["--inject-vcs", "1,7", "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["packets_delivered"] > 0
+
+
 @pytest.mark.parametrize("topo", [bmg(100), random_regular(64, 4, seed=3)], ids=["bmg100", "rrg64"])
 def test_fewest_vcs_of_minimal_routing_is_the_diameter_and_the_engine_accepts_no_fewer(topo):
     import networkx as nx

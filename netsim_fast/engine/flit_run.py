@@ -76,7 +76,7 @@ def routing_table(cfg, topo, table=None):
 
     if table is None:
         table = route_table(topo, cfg.routing, cfg.loops)
-    return table.port_mask, check_hop_classes(table, cfg.routing, cfg.vcs)
+    return table.port_mask, check_hop_classes(table, cfg.routing, cfg.vcs, cfg.inject_vcs)
 
 
 def atomic_vc_mask(cfg) -> int:

@@ -43,12 +43,19 @@ def fewest_vcs(topo, routing: str, loops: int = 4) -> int:
     return max(1, hop_classes(route_table(topo, routing, loops)))
 
 
-def check_hop_classes(table: MinimalTable, routing: str, vcs: int) -> int:
-    """VCs per class; raises ConfigError when --vcs cannot give every hop its own class."""
+def check_hop_classes(table: MinimalTable, routing: str, vcs: int, inject_vcs=None) -> int:
+    """VCs per class; raises ConfigError when --vcs cannot give every hop its own class, or when
+    ``inject_vcs`` leaves out class 0, where every packet takes its first hop."""
     classes = hop_classes(table)
     if vcs < classes:
         raise ConfigError(
             f"--vcs {vcs}: routing '{routing}' in the flit engine gives each hop its own VC class "
             f"(deadlock-free: classes only increase along a route) and its longest route here has "
             f"{classes} hops; pass --vcs {classes} or more")
-    return vcs // max(classes, 1)
+    per_class = vcs // max(classes, 1)
+    if inject_vcs is not None and not any(0 <= vc < per_class for vc in inject_vcs):
+        first = "0" if per_class == 1 else f"0..{per_class - 1}"
+        raise ConfigError(
+            f"--inject-vcs {','.join(map(str, inject_vcs))}: routing '{routing}' takes a packet's first hop "
+            f"in hop class 0 (VCs {first} of {vcs}); include one of them")
+    return per_class
