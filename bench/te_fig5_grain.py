@@ -89,13 +89,16 @@ def main():
         _plot(_read(out / "te_fig5_grain.csv"), grains, args.k, out / "te_fig5_grain.png")
         return
     start = time.perf_counter()
-    rows = []
+    rows = []  # the runs of this invocation; --merge adds the kept rows after the summary line
     with ProcessPoolExecutor(args.jobs) as pool:
         for row in pool.map(point, jobs_for(grains, args.k)):
             rows.append(row)
             print(f"  {row['routing']:<5} h{row['headers_per_cycle']} {row['pattern']:<11} m={row['grain_bytes']:>4} "
                   f"p={row['packet_bytes']:>4}: {row['completion_cycles']:>7} cycles, {row['bound_fraction']:.3f} of bound "
                   f"({row['sim_seconds']} s)", flush=True)
+    total = sum(r["sim_seconds"] for r in rows)
+    print(f"\n{len(rows)} runs, {total:.0f} s of runs in {time.perf_counter() - start:.0f} s wall; "
+          f"{sum(r['completion_cycles'] for r in rows) / total:.0f} simulated cycles per second per run")
     if args.merge and (out / "te_fig5_grain.csv").exists():
         kept = [r for r in _read(out / "te_fig5_grain.csv") if r["grain_bytes"] not in grains]
         rows += [{key: r[key] for key in FIELDS} for r in kept]
@@ -107,9 +110,6 @@ def main():
         writer.writeheader()
         writer.writerows(rows)
     _plot(rows, grains, args.k, out / "te_fig5_grain.png")
-    total = sum(r["sim_seconds"] for r in rows)
-    print(f"\n{len(rows)} runs, {total:.0f} s of runs in {time.perf_counter() - start:.0f} s wall; "
-          f"{sum(r['completion_cycles'] for r in rows) / total:.0f} simulated cycles per second per run")
     for routing in ROUTINGS:
         for headers in (1, 0):
             mine = [r for r in rows if r["routing"] == routing and r["headers_per_cycle"] == headers
