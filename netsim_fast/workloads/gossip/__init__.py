@@ -22,12 +22,14 @@ import difflib
 
 import numpy as np
 
+from netsim_fast.analytic import gossip as analytic
 from netsim_fast.errors import ConfigError
 from netsim_fast.topologies.torus import torus
 from netsim_fast.workloads.gossip import ham2d, zigzag
 from netsim_fast.workloads.gossip.check import GossipCheckError, check_plan, check_rings
-from netsim_fast.workloads.gossip.feeds import assign_feeds
+from netsim_fast.workloads.gossip.feeds import SupplyError, assign_feeds
 from netsim_fast.workloads.gossip.plan import GossipPlan, Ring, compile_rules, plain_ring
+from netsim_fast.workloads.gossip.supply import search_feeds
 from netsim_fast.workloads.gossip.switching import solve_schedules
 
 ALGORITHMS = ("gossip-ham", "gossip-one", "gossip-naive")
@@ -42,7 +44,8 @@ HAM_NOTES = {
 SWITCH_NOTE = ("switching per OOC-PU computed by matching (the paper's single switch after l "
                "steps does not cover the cycle in general)")
 FOUR_NOTE = "time-independent variant: four packets per PU, each sent one way round its cycle"
-ONE_NOTE = "switching per OOC-PU computed by matching (0-1 program where a feed is relayed)"
+ONE_NOTE = ("switching per OOC-PU computed by matching (0-1 program where a feed is relayed); "
+            "d >= 4: relays chosen by a search for schedules within Theorem 7's count")
 ONE_TI_NOTE = "time-independent: each OOC-PU gets forward packets from one supplier and " \
     "backward ones from the other, both running into the shorter gap first"
 
@@ -154,25 +157,46 @@ def _plan_ham(topo, dims, section, time_independent) -> GossipPlan:
 
 
 def _plan_one(topo, dims, section, time_independent) -> GossipPlan:
-    walks = zigzag.cycles(dims)
+    d = len(dims)
+    txt = "x".join(map(str, dims))
+    pattern, tried, printed_defects = zigzag.choose_pattern(dims)
+    if pattern is None:
+        raise ConfigError(f"gossip-one on dims {txt}: conditions (1)-(3) hold but the zigzag "
+                          f"laps of section 4.3.1 do not give simple cycles here "
+                          f"({printed_defects[0]}), nor does any of the {tried} variants of "
+                          f"the zigzags we try; sizes that work include 4x4x4x5, 4x5x4x5, "
+                          f"4x6x4x4, 8x8x8x4, 5x3x3x5x5 (docs/gossip.md, section 4.3)")
+    walks = zigzag.cycles(dims, pattern)
     first_ring = np.full(topo.n_nodes, -1, np.int64)
     for c in range(len(walks) - 1, -1, -1):
         first_ring[walks[c]] = c
     # a PU on two cycles (the zigzag rows) injects its packet into the lower-numbered one
     rings = [plain_ring(w, np.where(first_ring[w] == c, w, -1)) for c, w in enumerate(walks)]
-    stated = (zigzag.stated_length(dims),) * len(dims)
-    try:
-        check_rings(topo, rings, stated)
-    except GossipCheckError as exc:
-        raise ConfigError(f"gossip-one on dims {'x'.join(map(str, dims))}: conditions (1)-(3) "
-                          f"hold but the zigzag laps of section 4.3.1 do not give simple "
-                          f"cycles here ({exc}); sizes that work include 4x4x4x4, 4x6x4x4, "
-                          f"8x8x8x4, 5x3x3x5x5 (docs/gossip.md)") from None
+    stated = (zigzag.stated_length(dims),) * d
+    check_rings(topo, rings, stated)
+    notes = [ONE_TI_NOTE if time_independent else ONE_NOTE]
+    if pattern != zigzag.printed_pattern(d):
+        notes.append(f"zigzags of section 4.3.1 as printed pass a PU twice here "
+                     f"({printed_defects[0]}); using variant {zigzag.describe(pattern)}")
     plan = GossipPlan(topo=topo, dims=dims, algorithm="gossip-one", section=section,
                       packets_per_pu=1, rings=rings, stated_ring_lengths=stated,
-                      max_relay_hops=2 if len(dims) >= 4 else 1,
-                      notes=(ONE_TI_NOTE if time_independent else ONE_NOTE,))
-    plan.feeds = assign_feeds(topo, rings, max_hops=plan.max_relay_hops)
+                      max_relay_hops=2 if d >= 4 else 1, notes=())
+    if d < 4:
+        plan.feeds = assign_feeds(topo, rings, max_hops=1)
+    elif time_independent:
+        try:
+            plan.feeds = assign_feeds(topo, rings, max_hops=2)
+        except SupplyError:   # the greedy relays run out; the search finds others
+            target = int(analytic.theorem_steps(dims, "gossip-one")[0])
+            plan.feeds = search_feeds(topo, rings, target, max_extra=0, strict_roles=True)[0]
+    else:
+        deadline, _ = analytic.theorem_steps(dims, "gossip-one")
+        target = int(deadline)
+        plan.feeds, reached, late = search_feeds(topo, rings, target)
+        if late:
+            notes.append(f"supply search: {late} (PU, cycle) pairs cannot be fed by step "
+                         f"{target} (Theorem 7); all are fed by step {reached}")
+    plan.notes = tuple(notes)
     if not time_independent:
         solve_schedules(plan)
     return plan

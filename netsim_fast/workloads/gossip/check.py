@@ -108,7 +108,8 @@ def check_feeds(plan: GossipPlan) -> None:
                 raise GossipCheckError(f"PU {c} gets ring {f.ring} over {depth} hops; this "
                                        f"construction allows {plan.max_relay_hops}")
             got.setdefault((c, f.ring), []).append(i)
-    for v, c in zip(*np.nonzero(~on)):
+    carries = np.array([np.any(r.slot_fwd >= 0) | np.any(r.slot_bwd >= 0) for r in plan.rings])
+    for v, c in zip(*np.nonzero(~on & carries[None, :])):
         fs = got.get((int(v), int(c)), [])
         if len(fs) != 2:
             raise GossipCheckError(f"PU {int(v)} is off ring {int(c)} and receives {len(fs)} "

@@ -114,13 +114,15 @@ def assign_feeds(topo, rings: list[Ring], max_hops: int = 2) -> list[Feed]:
     return feeds
 
 
-def orient_roles(rings: list[Ring], feeds: list[Feed], got: dict) -> None:
+def orient_roles(rings: list[Ring], feeds: list[Feed], got: dict, strict: bool = True) -> None:
     """Give every feed its time-independent role (forward or backward packets).
 
     The two feeds of each (OOC-PU, ring) pair must carry different directions; feeds shared
     through relays tie pairs together, so roles are a 2-colouring of the graph whose edges are
     the pairs. Each connected part is seeded at its pair nearest to the suppliers with the
-    gap rule (both feeds run into the shorter gap first) and propagated from there.
+    gap rule (both feeds run into the shorter gap first) and propagated from there. An odd
+    cycle of ties raises ``SupplyError`` when ``strict``; otherwise the clash is left to the
+    switching schedules, which override the roles.
     """
     slot_of = [dict() for _ in rings]
     for c, ring in enumerate(rings):
@@ -150,7 +152,7 @@ def orient_roles(rings: list[Ring], feeds: list[Feed], got: dict) -> None:
             for g in adj.get(f, []):
                 want = FWD if feeds[f].role == BWD else BWD
                 if g in coloured:
-                    if feeds[g].role != want:
+                    if feeds[g].role != want and strict:
                         raise SupplyError(f"feeds {f} and {g} must carry different directions "
                                           f"for one OOC-PU but are tied to the same one "
                                           f"through relays")
