@@ -89,6 +89,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run set-ups whose name contains this text")
     parser.add_argument("--out", default="bench/out", help="folder for flit_speed.csv")
     args = parser.parse_args()
+    if not any(args.only in name for name in SETUPS):
+        parser.error(f"--only {args.only!r} matches no set-up; names: {', '.join(SETUPS)}")
 
     run_setup(*SETUPS["mesh8_dor_1flit_0.15"])  # compile once (or load the cache) before timing
     cal = calibration_ns()
