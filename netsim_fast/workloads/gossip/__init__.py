@@ -44,8 +44,8 @@ HAM_NOTES = {
 SWITCH_NOTE = ("switching per OOC-PU computed by matching (the paper's single switch after l "
                "steps does not cover the cycle in general)")
 FOUR_NOTE = "time-independent variant: four packets per PU, each sent one way round its cycle"
-ONE_NOTE = ("switching per OOC-PU computed by matching (0-1 program where a feed is relayed); "
-            "d >= 4: relays chosen by a search for schedules within Theorem 7's count")
+ONE_NOTE = "switching per OOC-PU computed by matching (0-1 program where a feed is relayed)"
+RELAY_SEARCH_NOTE = "d >= 4: relays chosen by a search for schedules within Theorem 7's count"
 ONE_TI_NOTE = "time-independent: each OOC-PU gets forward packets from one supplier and " \
     "backward ones from the other, both running into the shorter gap first"
 
@@ -175,6 +175,8 @@ def _plan_one(topo, dims, section, time_independent) -> GossipPlan:
     stated = (zigzag.stated_length(dims),) * d
     check_rings(topo, rings, stated)
     notes = [ONE_TI_NOTE if time_independent else ONE_NOTE]
+    if d >= 4 and not time_independent:
+        notes.append(RELAY_SEARCH_NOTE)
     if pattern != zigzag.printed_pattern(d):
         notes.append(f"zigzags of section 4.3.1 as printed pass a PU twice here "
                      f"({printed_defects[0]}); using variant {zigzag.describe(pattern)}")
