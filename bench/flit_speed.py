@@ -37,8 +37,8 @@ SETUPS = {
 CHILD = r"""
 import json, resource, sys, time
 from netsim_fast.config import Config
-from netsim_fast.engine import flit_state as fs
-from netsim_fast.engine.flit_run import run_flit
+from netsim_fast.flit import state as fs
+from netsim_fast.flit.run import run_flit
 from netsim_fast.topologies import build_topology
 fields, cycles = json.loads(sys.argv[1]), int(sys.argv[2])
 cfg = Config(cycles=cycles, **fields)

@@ -20,7 +20,7 @@ import math
 import time
 from pathlib import Path
 
-from netsim_fast.engine.gossip_run import simulate_gossip
+from netsim_fast.studies.gossip import simulate_gossip
 from netsim_fast.workloads.gossip import zigzag
 
 SIZES = [(4, 4, 4, 4), (4, 6, 4, 4), (4, 3, 4, 4), (4, 4, 4, 5), (4, 3, 4, 5), (4, 5, 4, 5),

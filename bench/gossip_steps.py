@@ -17,7 +17,7 @@ import csv
 import time
 from pathlib import Path
 
-from netsim_fast.engine.gossip_run import simulate_gossip
+from netsim_fast.studies.gossip import simulate_gossip
 
 CASES = [
     ("gossip-ham", False, [(4, 4), (8, 8), (6, 8), (16, 16), (32, 32), (64, 64)]),

@@ -21,7 +21,7 @@ import csv
 from pathlib import Path
 
 from netsim_fast.analytic import gossip as model
-from netsim_fast.engine.gossip_run import simulate_gossip
+from netsim_fast.studies.gossip import simulate_gossip
 
 RS = (0.01, 0.1, 1.0)
 FRACTION = {"stv": 1.0, "one": 1.0}      # packet size / s; "opt" uses 1/d

@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.engine.logp_experiment import run_protocol
+from netsim_fast.studies.logp import run_protocol
 
 MACHINES = [(8, 1, 8, 16), (16, 1, 8, 16), (32, 2, 4, 64), (64, 1, 2, 64)]
 CASES = [("cb", 0), ("deterministic", 4), ("deterministic", 16), ("randomized", 16),

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.engine.logp_experiment import run_protocol
+from netsim_fast.studies.logp import run_protocol
 
 # (sweep name, x label, list of (L, o, G, p, h))
 SWEEPS = [

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from netsim_fast.engine.packet_run import simulate_packets, warmup
+from netsim_fast.packet.run import simulate_packets, warmup
 from netsim_fast.routing.table import build_minimal_table
 from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.workloads.messages import random_messages

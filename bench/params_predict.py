@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from netsim_fast.config import Config
-from netsim_fast.engine.params_run import ParamsSpec, measure_params
-from netsim_fast.engine.phased_run import EngineRunner, run_program, step_times
+from netsim_fast.studies.params import ParamsSpec, measure_params
+from netsim_fast.studies.phased import EngineRunner, run_program, step_times
 from netsim_fast.routing import TABLE_ROUTINGS
 from netsim_fast.routing.table import all_pairs_distances
 from netsim_fast.routing.tables import fewest_vcs

@@ -33,7 +33,7 @@ import numpy as np
 
 from netsim_fast.analytic.params import loglog_slope, ratio_spread
 from netsim_fast.config import Config
-from netsim_fast.engine.params_run import ParamsSpec, measure_params
+from netsim_fast.studies.params import ParamsSpec, measure_params
 from netsim_fast.routing import TABLE_ROUTINGS
 from netsim_fast.routing.tables import fewest_vcs
 from netsim_fast.topologies import build_topology

@@ -28,8 +28,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from netsim_fast.analytic import rrg_model as rm  # noqa: E402
-from netsim_fast.analytic.rrg_compare import link_loads, workload_messages  # noqa: E402
-from netsim_fast.engine.packet_run import simulate_packets  # noqa: E402
+from netsim_fast.studies.rrg_compare import link_loads, workload_messages  # noqa: E402
+from netsim_fast.packet.run import simulate_packets  # noqa: E402
 from netsim_fast.routing.table import build_minimal_table  # noqa: E402
 from netsim_fast.topologies.rrg import random_regular  # noqa: E402
 

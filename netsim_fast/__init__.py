@@ -6,10 +6,10 @@ Python builds arrays, Numba moves flits. Heavy modules load lazily so that
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
 
 __all__ = ["__version__", "Config", "ConfigError", "SimulationError", "build_topology", "open_trace", "simulate"]
 
+from netsim_fast._version import __version__  # noqa: E402
 from netsim_fast.errors import ConfigError, SimulationError  # noqa: E402
 
 

@@ -14,15 +14,15 @@ defaults (``None`` for most): giving one is an error, never silently ignored.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 from dataclasses import asdict, dataclass, fields, replace
 
+from netsim_fast.checks import bad, parse_int_list, unknown_choice
+from netsim_fast.checks import require_int as _require_int
 from netsim_fast.errors import ConfigError
+from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
 
-TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist")
-GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
 MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse early
 
 # Options each topology takes (besides --topology and the seeds).
@@ -39,38 +39,6 @@ TOPOLOGY_OPTIONS = {
     "edgelist": ("file",),
 }
 _ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file")
-
-
-def bad(option: str, value, allowed: str) -> ConfigError:
-    """The house error: ``--option value: what is allowed``."""
-    flag = f"--{option.replace('_', '-')}"
-    if value is True:  # a flag given on the command line: no value to show
-        return ConfigError(f"{flag}: {allowed}")
-    shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
-    return ConfigError(f"{flag} {shown}: {allowed}")
-
-
-def unknown_choice(option: str, value: str, choices) -> ConfigError:
-    close = difflib.get_close_matches(str(value), list(choices), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return bad(option, value, f"unknown; choose one of {', '.join(choices)}{hint}")
-
-
-def parse_int_list(option: str, text) -> tuple[int, ...]:
-    """'8,8,4' -> (8, 8, 4); tuples and lists pass through; errors name the option."""
-    if text is None:
-        return None
-    if isinstance(text, (tuple, list)):
-        items = list(text)
-    else:
-        items = [t for t in str(text).replace(" ", "").split(",") if t != ""]
-    try:
-        values = tuple(int(t) for t in items)
-    except (TypeError, ValueError):
-        raise bad(option, text, "expected comma-separated integers such as 8,8,4") from None
-    if not values:
-        raise bad(option, text, "expected at least one integer")
-    return values
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,17 +147,6 @@ class Config:
 
 def _set(cfg: Config, name: str, value) -> None:
     object.__setattr__(cfg, name, value)
-
-
-def _require_int(option: str, value, low: int | None = None, high: int | None = None, what: str = "") -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise bad(option, value, f"expected an integer{what}")
-    if low is not None and value < low:
-        raise bad(option, value, f"must be >= {low}{what}")
-    if high is not None and value > high:
-        raise bad(option, value, f"must be <= {high}{what}")
 
 
 def _normalise_and_validate(cfg: Config) -> None:
@@ -401,7 +358,9 @@ MAX_VCS = 32  # VC masks are machine words
 
 def needs_datelines(cfg: Config) -> bool:
     """True when the topology has a ring dimension of radix > 2 (dateline VC classes)."""
-    return cfg.topology == "torus" and any(k > 2 for k in cfg.dims)
+    from netsim_fast.routing import needs_datelines as routing_needs_datelines
+
+    return routing_needs_datelines(cfg.topology, cfg.dims)
 
 
 # Options of the flit engine's routers, flow control and packet format.
@@ -510,7 +469,7 @@ def _validate_packet_options(cfg: Config) -> None:
         _reject_unless_default(cfg, PACKET_ONLY_OPTIONS,
                                f"does not apply to --pattern {cfg.pattern}: its forwarding rules send one packet per link and step on every port")
         return
-    from netsim_fast.engine.packet import PATH_CHOICES, POLICIES
+    from netsim_fast.packet.kernel import PATH_CHOICES, POLICIES
 
     if cfg.policy is None:
         _set(cfg, "policy", "fifo")

@@ -7,8 +7,6 @@ of the packet engine and of gossip live in ``engine/packet_results.py``.
 
 from __future__ import annotations
 
-import numpy as np
-
 from netsim_fast.config import Config
 from netsim_fast.errors import DeadlockError
 
@@ -78,8 +76,8 @@ def _simulate_flit_finite(cfg: Config, topo, progress) -> dict:
 
 def _simulate_packet(cfg: Config, topo, progress) -> dict:
     """A finite message set on the store-and-forward packet engine, run to completion."""
-    from netsim_fast.engine.packet_results import summarize_packets, write_packet_trace
-    from netsim_fast.engine.packet_run import simulate_packets
+    from netsim_fast.packet.results import summarize_packets, write_packet_trace
+    from netsim_fast.packet.run import simulate_packets
     from netsim_fast.errors import SimulationError
     from netsim_fast.routing.tables import route_table
 
@@ -114,8 +112,8 @@ def _simulate_gossip(cfg: Config, topo) -> dict:
     """``gossip-ham`` / ``gossip-one``: the paper's forwarding rules, counted in steps."""
     import time
 
-    from netsim_fast.engine.gossip_run import simulate_gossip
-    from netsim_fast.engine.packet_results import summarize_gossip, write_gossip_trace
+    from netsim_fast.studies.gossip import simulate_gossip
+    from netsim_fast.packet.results import summarize_gossip, write_gossip_trace
 
     start = time.perf_counter()
     result = simulate_gossip(cfg.dims, cfg.pattern, time_independent=cfg.time_independent)
@@ -131,8 +129,9 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     ``analyse(run) -> dict``, when given, adds workload-specific keys to the summary (also on
     deadlock) before the trace is written."""
     from netsim_fast.analytic.capacity import uniform_capacity
-    from netsim_fast.engine.flit_run import run_flit
-    from netsim_fast.engine.results import LATENCY_WHEN_SATURATED, summarize, summarize_finite
+    from netsim_fast.flit.results import LATENCY_WHEN_SATURATED, summarize, summarize_finite
+    from netsim_fast.flit.run import run_flit
+    from netsim_fast.flit.trace import write_flit_trace
 
     from netsim_fast.routing import TABLE_ROUTINGS
 
@@ -172,6 +171,8 @@ def _simulate_total_exchange(cfg: Config, topo, progress) -> dict:
     The engine runs with the workload's ``engine_sync`` (``local`` for ``indirect-te`` under
     ``--sync none``: its row/column dependency); the trace stores the configuration as given.
     """
+    from netsim_fast.flit.trace import write_flit_trace
+    from netsim_fast.studies.total_exchange import total_exchange_keys, without_series
     from netsim_fast.workloads.total_exchange import build_total_exchange
 
     te = build_total_exchange(cfg, topo.n_nodes)
@@ -187,69 +188,9 @@ def _simulate_total_exchange(cfg: Config, topo, progress) -> dict:
     except DeadlockError as exc:
         exc.summary.update(pattern=cfg.pattern, sync=cfg.sync)
         if cfg.trace:
-            write_flit_trace(cfg, exc.result, _without_series(exc.summary))
+            write_flit_trace(cfg, exc.result, without_series(exc.summary))
         raise
     summary.update(engine="flit", pattern=cfg.pattern)
     if cfg.trace:
-        write_flit_trace(cfg, kept["run"], _without_series(summary))
+        write_flit_trace(cfg, kept["run"], without_series(summary))
     return summary
-
-
-def _without_series(summary: dict) -> dict:
-    """The summary for a trace: the utilisation list is its /timeseries/link_utilization
-    (and an HDF5 attribute holds at most 64 KiB)."""
-    return {k: v for k, v in summary.items() if k != "utilization"}
-
-
-def total_exchange_keys(cfg: Config, te, run) -> dict:
-    """Summary keys of a total exchange: workload, lower bound, bound fraction, utilisation
-    series and its steady-state metrics (README, "Total exchange")."""
-    from netsim_fast.analytic.total_exchange import lower_bound, steady_state, utilisation_series
-    from netsim_fast.engine.results import packet_table
-
-    pk = packet_table(run.state)
-    done = pk["tail_arrival_cycle"] >= 0
-    completion = int(pk["tail_arrival_cycle"].max()) if done.size and done.all() else None
-    injected = pk["injected_cycle"][pk["injected_cycle"] >= 0]
-    last_injection = int(injected.max()) if injected.size else 0
-    u = utilisation_series(run.state.ts_link, run.topo.n_links, cfg.window, cfg.t_link, run.cycles)
-    out = {"grain_bytes": cfg.grain_bytes, "sync": cfg.sync, **te.describe(),
-           **lower_bound(run.topo, te.flits_per_pair, cfg.t_link)}
-    out["bound_fraction"] = out["lower_bound_cycles"] / completion if completion else None
-    out["last_injection_cycle"] = last_injection
-    out.update(steady_state(u, cfg.window, completion or 0, last_injection))
-    out["utilization_window"] = cfg.window
-    out["utilization"] = [round(float(v), 5) for v in u]
-    return out
-
-
-def write_flit_trace(cfg: Config, run, summary: dict) -> None:
-    from netsim_fast.engine.results import WALL_CLOCK_KEYS, packet_table
-    from netsim_fast.trace import write_trace
-
-    state, topo = run.state, run.topo
-    w = cfg.window
-    n_windows = -(-run.cycles // w)
-    link_src, link_dst, link_port = topo.links()
-    port_index = link_src.astype(np.int64) * topo.n_ports + link_port
-    active = state.ts_link[:n_windows] * cfg.t_link / w
-    timeseries = {
-        "cycle": np.arange(n_windows, dtype=np.int64) * w,
-        "injected_flits": state.ts_injected[:n_windows],
-        "accepted_flits": state.ts_accepted[:n_windows],
-        "active_links": active,
-        "link_utilization": active / max(topo.n_links, 1),
-        "in_flight": state.ts_in_flight[:n_windows],
-        "source_queue": state.ts_queued[:n_windows],
-    }
-    write_trace(
-        cfg.trace,
-        engine="flit",
-        config=cfg.to_dict(),
-        summary={k: v for k, v in summary.items() if k not in WALL_CLOCK_KEYS},
-        timing={k: summary[k] for k in WALL_CLOCK_KEYS if summary.get(k) is not None},
-        packets=packet_table(state),
-        timeseries=timeseries,
-        window_cycles=w,
-        links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
-    )

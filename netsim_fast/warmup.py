@@ -15,7 +15,7 @@ from pathlib import Path
 
 def _flit() -> None:
     from netsim_fast.config import Config
-    from netsim_fast.engine.flit_run import run_flit
+    from netsim_fast.flit.run import run_flit
     from netsim_fast.topologies import build_topology
 
     cfg = Config(topology="torus", k=4, cycles=16)
@@ -30,7 +30,7 @@ def _capacity() -> None:
 
 
 def _packet() -> None:
-    from netsim_fast.engine.packet_run import warmup
+    from netsim_fast.packet.run import warmup
     from netsim_fast.routing.dor_table import build_dor_table
     from netsim_fast.topologies import torus
 
@@ -39,14 +39,14 @@ def _packet() -> None:
 
 
 def _gossip() -> None:
-    from netsim_fast.engine.gossip_run import simulate_gossip
+    from netsim_fast.studies.gossip import simulate_gossip
 
     simulate_gossip((4, 4), "gossip-ham")
 
 
 def _logp() -> None:
     from netsim_fast.analytic.logp import LogPParams
-    from netsim_fast.engine.logp_experiment import run_protocol
+    from netsim_fast.studies.logp import run_protocol
 
     run_protocol(LogPParams(L=8, o=1, G=2, p=4), "randomized", h=2)
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from netsim_fast.analytic.rrg_compare import compare_rrg, link_loads
-from netsim_fast.engine.packet_run import simulate_packets
+from netsim_fast.studies.rrg_compare import compare_rrg, link_loads
+from netsim_fast.packet.run import simulate_packets
 from netsim_fast.routing.table import build_minimal_table
 from netsim_fast.topologies import torus
 from netsim_fast.workloads import messages as wm

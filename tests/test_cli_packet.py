@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from netsim_fast.cli import app
 from netsim_fast.config import Config
-from netsim_fast.engine.packet_run import simulate_packets
+from netsim_fast.packet.run import simulate_packets
 from netsim_fast.topologies import random_regular, torus
 from netsim_fast.workloads import messages as wm
 
@@ -65,7 +65,7 @@ def test_packet_run_passes_its_options_to_the_engine(options, kwargs):
 
 
 def test_packet_run_is_graph_0_of_model_compare():
-    from netsim_fast.analytic.rrg_compare import compare_rrg
+    from netsim_fast.studies.rrg_compare import compare_rrg
 
     out = run_json(*RRG, "--pattern", "random", "--messages", "2", "--policy", "srpf")
     ref = compare_rrg(32, 4, 2, policy="srpf", graphs=1, seed=3)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netsim_fast.engine.packet_run import simulate_packets
+from netsim_fast.packet.run import simulate_packets
 from netsim_fast.errors import ConfigError, DeadlockError
 from netsim_fast.routing.table import build_minimal_table
 from netsim_fast.topologies import mesh, torus
@@ -163,7 +163,7 @@ def test_ring_pool_grows_and_compacts_without_losing_order(n_bags):
     # 40 bags: empty bags (shrunk to no ring by a compaction) are grown when the pool is full
     from collections import deque
 
-    from netsim_fast.engine import packet_pool as pp
+    from netsim_fast.packet import pool as pp
 
     rng = np.random.default_rng(0)
     max_live = 50
@@ -207,7 +207,7 @@ def test_ring_pool_grows_and_compacts_without_losing_order(n_bags):
 def test_ring_pool_compaction_keeps_queue_order():
     # a star-like hot spot: every node sends many messages to node 0, so the rings of the
     # links into node 0 grow far beyond their first capacity and the pool compacts
-    from netsim_fast.engine import packet_pool
+    from netsim_fast.packet import pool
 
     topo = random_regular(10, 3, seed=4)
     src = np.repeat(np.arange(1, 10), 40)
@@ -218,7 +218,7 @@ def test_ring_pool_compaction_keeps_queue_order():
 
 @pytest.mark.nojit
 def test_growing_an_empty_bag_when_the_pool_is_full_gives_it_a_ring():
-    from netsim_fast.engine import packet_pool as pp
+    from netsim_fast.packet import pool as pp
 
     bag = np.zeros((3, pp.BG_FIELDS), np.int64)
     ring = np.zeros((8, 2), np.int64)
@@ -265,7 +265,7 @@ def test_batches_do_not_change_the_run():
 
 
 def test_link_packets_count_every_traversal_of_the_fixed_paths():
-    from netsim_fast.analytic.rrg_compare import link_loads
+    from netsim_fast.studies.rrg_compare import link_loads
 
     topo = random_regular(48, 4, 5)
     msgs = wm.random_messages(48, 6, np.random.default_rng(5))

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netsim_fast.config import Config
-from netsim_fast.engine import flit_state as fs
-from netsim_fast.engine.flit_run import FinitePackets, run_flit
+from netsim_fast.flit import state as fs
+from netsim_fast.flit.run import FinitePackets, run_flit
 from netsim_fast.errors import DeadlockError
 from netsim_fast.topologies import build_topology
 from tests.reference.flit_naive import simulate_naive
@@ -207,7 +207,7 @@ def test_saturated_run_on_8x8_keeps_every_lane_moving(routing):
 
 
 def test_same_config_and_seed_give_identical_results():
-    from netsim_fast.engine.results import WALL_CLOCK_KEYS
+    from netsim_fast.flit.results import WALL_CLOCK_KEYS
     from netsim_fast.experiment import simulate
 
     cfg = Config(topology="torus", k=4, routing="duato", rate=0.3, warmup=200, measure=800)

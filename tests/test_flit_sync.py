@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from netsim_fast.config import Config
-from netsim_fast.engine.flit_run import FinitePackets, run_flit
+from netsim_fast.flit.run import FinitePackets, run_flit
 from netsim_fast.topologies import build_topology
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from netsim_fast.engine.gossip_run import simulate_gossip
+from netsim_fast.studies.gossip import simulate_gossip
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads.gossip import build_plan, zigzag
 

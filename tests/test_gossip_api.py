@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from netsim_fast.engine.gossip_run import simulate_gossip
+from netsim_fast.studies.gossip import simulate_gossip
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads.gossip import naive, parse_algorithm
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netsim_fast.engine.gossip import (
+from netsim_fast.packet.gossip import (
     ERR_INCOMPLETE, ERR_LINK_CONFLICT, ERR_OK, GossipRules, advance, new_state, run,
 )
 from netsim_fast.workloads.gossip import build_plan, compile_rules

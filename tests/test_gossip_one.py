@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from netsim_fast.engine.gossip_run import simulate_gossip
+from netsim_fast.studies.gossip import simulate_gossip
 from netsim_fast.errors import ConfigError
 from netsim_fast.topologies.torus import torus
 from netsim_fast.workloads.gossip import build_plan, zigzag

@@ -9,7 +9,7 @@ import pytest
 
 from netsim_fast.workloads.gossip import build_plan, compile_rules
 from netsim_fast.workloads.gossip.switching import solve_schedules
-from netsim_fast.engine.gossip import ERR_OK, run
+from netsim_fast.packet.gossip import ERR_OK, run
 
 
 def paper_single_switch_covers(m: int, l: int, t_end: int) -> bool:

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from netsim_fast.analytic import logp as model
 from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.engine.logp_experiment import run_protocol
-from netsim_fast.engine.logp_machine import run
-from netsim_fast.engine.logp_program import OP_SEND
+from netsim_fast.studies.logp import run_protocol
+from netsim_fast.logp.machine import run
+from netsim_fast.workloads.logp_program import OP_SEND
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads.hrelation import degree, h_relation
 from netsim_fast.workloads.logp_protocols import (cb_program, deterministic_program,
@@ -177,7 +177,7 @@ def test_protocol_name_errors_suggest_the_closest():
 def test_adversarial_randomized_run_stalls_iff_a_round_overloads_a_destination():
     # With delay L every message of a round to j overlaps in transit, so a stall happens
     # exactly when some Y_r(j) > ceil(L/G) (section 4.3); uniform delays may avoid it.
-    from netsim_fast.engine.logp_program import OP_SEND, OP_WAIT_UNTIL
+    from netsim_fast.workloads.logp_program import OP_SEND, OP_WAIT_UNTIL
 
     P = LogPParams(L=16, o=1, G=2, p=32)         # capacity 8
     seen = set()

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from netsim_fast.config import Config
-from netsim_fast.engine.params_run import ParamsSpec, measure_params
-from netsim_fast.engine.phased_run import EngineRunner, release_rule, run_program, step_times, _dependencies
+from netsim_fast.studies.params import ParamsSpec, measure_params
+from netsim_fast.studies.phased import EngineRunner, release_rule, run_program, step_times, _dependencies
 from netsim_fast.routing.table import all_pairs_distances
 from netsim_fast.topologies import build_topology
 from netsim_fast.workloads.bsp_programs import bfs_tree, phased_program

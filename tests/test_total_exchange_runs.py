@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 import netsim_fast
 from netsim_fast.cli import app
 from netsim_fast.config import Config
-from netsim_fast.engine.flit_run import run_flit
+from netsim_fast.flit.run import run_flit
 from netsim_fast.topologies import build_topology
 from netsim_fast.workloads.total_exchange import TE_PATTERNS, build_total_exchange
 

@@ -1,7 +1,7 @@
 """Fitting BSP and LogP parameters to times measured on the engines (pure numpy).
 
 The measurements themselves (which runs, which cycles) are made by
-``netsim_fast.engine.params_run``; this module only turns numbers into parameters and fit
+``netsim_fast.studies.params``; this module only turns numbers into parameters and fit
 qualities, so it can be tested on synthetic data with known answers.
 
 - BSP: least squares of ``T(h) = g h + l`` over the measured points (``fit_line``), with the

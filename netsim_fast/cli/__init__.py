@@ -18,7 +18,7 @@ def _version_callback(value: bool) -> None:
     import numba
     import numpy
 
-    from netsim_fast import __version__
+    from netsim_fast._version import __version__
 
     typer.echo(f"netsim-fast {__version__}")
     typer.echo(f"numba {numba.__version__}, numpy {numpy.__version__}, h5py {h5py.__version__}, "

@@ -63,25 +63,6 @@ def echo_json(obj) -> None:
     """Print one JSON object on stdout (NaN/inf become null so any JSON parser reads it)."""
     import json
 
-    sys.stdout.write(json.dumps(_jsonable(obj), indent=2, sort_keys=False) + "\n")
+    from netsim_fast.jsonable import jsonable
 
-
-def _jsonable(obj):
-    import math
-
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        value = float(obj)
-        return value if math.isfinite(value) else None
-    return obj
+    sys.stdout.write(json.dumps(jsonable(obj), indent=2, sort_keys=False) + "\n")

@@ -26,7 +26,7 @@ def logp(
 ) -> None:
     """Time a protocol of Bilardi et al. (BSP vs LogP) and report stalls beside the paper's bound."""
     from netsim_fast.analytic.logp import LogPParams
-    from netsim_fast.engine.logp_experiment import run_protocol
+    from netsim_fast.studies.logp import run_protocol
 
     params = LogPParams(L=L, o=o, G=G, p=p)
     _, info = run_protocol(params, protocol, h=h, seed=seed, delay=delay, beta=beta,

@@ -55,7 +55,7 @@ def rrg(
 
 def model_rrg(cfg) -> dict:
     """The prediction (and with ``cfg.compare`` the simulations) of a validated ``RrgModelConfig``."""
-    from netsim_fast.analytic.rrg_compare import compare_rrg, predict_workload
+    from netsim_fast.studies.rrg_compare import compare_rrg, predict_workload
 
     common = dict(policy=cfg.policy, workload=cfg.pattern, include_self=cfg.include_self, tolerance=cfg.tolerance)
     messages = cfg.messages or 1

@@ -54,7 +54,7 @@ def params(
     """
     from netsim_fast.cli.render import progress_bar
     from netsim_fast.config import Config
-    from netsim_fast.engine.params_run import ParamsSpec, measure_params
+    from netsim_fast.studies.params import ParamsSpec, measure_params
 
     flit_vcs = {} if vcs is None else {"vcs": vcs}
     cfg = Config(engine=engine, pattern="random", routing=routing, packet_flits=packet_flits, seed=seed,

@@ -123,7 +123,7 @@ def run(
 
 
 def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
-    import netsim_fast
+    from netsim_fast.experiment import simulate
     from netsim_fast.cli.render import progress_bar, render_summary
     from netsim_fast.errors import DeadlockError
     from netsim_fast.workloads.finite import FORWARDING_PATTERNS
@@ -131,7 +131,7 @@ def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
     unit = "packets delivered" if cfg.engine == "packet" else "cycles"
     try:
         with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit) as progress:
-            summary = netsim_fast.simulate(cfg, progress=progress)
+            summary = simulate(cfg, progress=progress)
     except DeadlockError as exc:
         if as_json:
             echo_json(exc.summary)

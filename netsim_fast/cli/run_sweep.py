@@ -35,7 +35,7 @@ def saturation(points: list[dict]) -> dict:
 
 
 def rate_curve(cfg, text: str, *, plot: str | None, as_json: bool, quiet: bool) -> None:
-    import netsim_fast
+    from netsim_fast.experiment import simulate
     from netsim_fast.topologies import build_topology
 
     rates = parse_rates(text)
@@ -43,7 +43,7 @@ def rate_curve(cfg, text: str, *, plot: str | None, as_json: bool, quiet: bool) 
     topo = build_topology(cfg)
     points = []
     for i, point_cfg in enumerate(configs):
-        summary = netsim_fast.simulate(point_cfg, topology=topo)
+        summary = simulate(point_cfg, topology=topo)
         points.append(summary)
         if not quiet and not as_json:
             import sys

@@ -25,4 +25,11 @@ NAMES = {code: name for name, code in CODES.items()}
 # Routings of the flit engine on grid topologies (coordinates and per-direction ports).
 GRID_ROUTINGS = ("dor", "duato", "dor-nodateline")
 
+
+
+def needs_datelines(topology: str, dims) -> bool:
+    """True when the topology has a ring dimension of radix > 2 (dateline VC classes)."""
+    return topology == "torus" and any(k > 2 for k in dims)
+
+
 MAX_ROWS = 64  # more than 2 rows per dimension of any grid we accept, plus spare

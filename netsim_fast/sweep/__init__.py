@@ -9,8 +9,7 @@ from netsim_fast.sweep.execute import SweepReport, dask_client, find_scheduler, 
 from netsim_fast.sweep.spec import Point, SweepSpec, derive_seed, load_spec, point_id, spec_from_dict
 from netsim_fast.sweep.table import load_results
 
-from netsim_fast.engine.packet_results import PACKET_WALL_CLOCK_KEYS
-from netsim_fast.engine.results import WALL_CLOCK_KEYS
+from netsim_fast.summary_keys import PACKET_WALL_CLOCK_KEYS, WALL_CLOCK_KEYS
 
 # Columns that measure the machine, not the network: left out when comparing two sweeps.
 NONDETERMINISTIC_COLUMNS = tuple(dict.fromkeys(("worker", "wall_seconds", *WALL_CLOCK_KEYS, *PACKET_WALL_CLOCK_KEYS)))

@@ -136,7 +136,7 @@ def _prior_rows(spec: SweepSpec, out: Path, resume: bool, retry_failed: bool) ->
 
 
 def _write_meta(spec: SweepSpec, out: Path) -> None:
-    from netsim_fast import __version__
+    from netsim_fast._version import __version__
 
     meta = {"fingerprint": spec.fingerprint, "netsim_fast_version": __version__, "points": len(spec.points),
             "repeats": spec.repeats, "seed": spec.seed, "graph_seed": spec.graph_seed,

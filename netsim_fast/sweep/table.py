@@ -65,9 +65,9 @@ def _cell(value) -> str:
     if isinstance(value, np.integer):
         return str(int(value))
     if isinstance(value, (dict, list, tuple, np.ndarray)):
-        from netsim_fast.cli._app import _jsonable
+        from netsim_fast.jsonable import jsonable
 
-        return json.dumps(_jsonable(value), separators=(",", ":"))
+        return json.dumps(jsonable(value), separators=(",", ":"))
     return " ".join(str(value).splitlines())
 
 

@@ -54,7 +54,7 @@ def run_point(task: dict) -> dict:
     ``task`` holds ``point_id``, ``repeat``, ``config`` (a Config with its seed and, if asked,
     its trace path), ``trace`` (the path to show in the table, or None) and ``timeout`` (s or None).
     """
-    import netsim_fast
+    from netsim_fast.experiment import simulate
     from netsim_fast.errors import DeadlockError
 
     cfg = task["config"]
@@ -62,7 +62,7 @@ def run_point(task: dict) -> dict:
     progress = _Deadline(task["timeout"], start) if task.get("timeout") else None
     status, error, metrics = "ok", None, {}
     try:
-        metrics = netsim_fast.simulate(cfg, progress=progress)
+        metrics = simulate(cfg, progress=progress)
     except PointTimeout as exc:
         status, error = "timeout", str(exc)
     except DeadlockError as exc:

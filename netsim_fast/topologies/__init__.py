@@ -12,6 +12,10 @@ from netsim_fast.topologies.edgelist import from_edgelist_file, from_networkx
 from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.topologies.torus import coordinates, hypercube, mesh, torus
 
+# Names ``build_topology`` knows; the grids have coordinates and one port per direction.
+TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist")
+GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
+
 
 def build_topology(cfg) -> Topology:
     """The ``Topology`` of a validated ``netsim_fast.config.Config``."""
@@ -40,7 +44,7 @@ def build_topology(cfg) -> Topology:
 
 
 __all__ = [
-    "NONE", "Topology", "TopoArrays", "bmg", "build_topology", "circulant", "complete",
+    "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology", "circulant", "complete",
     "coordinates", "debruijn", "from_edgelist_file", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]

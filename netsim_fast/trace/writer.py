@@ -38,8 +38,8 @@ def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict,
     """Write the trace; the file appears under ``path`` only once fully written."""
     import h5py
 
-    from netsim_fast import __version__
-    from netsim_fast.cli._app import _jsonable
+    from netsim_fast._version import __version__
+    from netsim_fast.jsonable import jsonable
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,9 +49,9 @@ def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict,
             h5.attrs["schema_version"] = SCHEMA_VERSION
             h5.attrs["netsim_fast_version"] = __version__
             h5.attrs["engine"] = engine
-            h5.attrs["config"] = json.dumps(_jsonable(config), sort_keys=True)
+            h5.attrs["config"] = json.dumps(jsonable(config), sort_keys=True)
             h5.attrs["seed"] = int(config.get("seed", 0))
-            h5.attrs["summary"] = json.dumps(_jsonable(summary), sort_keys=True)
+            h5.attrs["summary"] = json.dumps(jsonable(summary), sort_keys=True)
             for group_name, columns in (("packets", packets), ("timeseries", timeseries), ("links", links)):
                 group = h5.create_group(group_name)
                 for name, values in columns.items():

@@ -88,7 +88,7 @@ def flit_packets(messages: wm.Messages, packet_flits: int, phase: np.ndarray | N
     """The messages as the flit engine's ``FinitePackets``: ordered by release cycle, then by
     source, each source keeping its own message order (its injection order). ``phase``
     (int32 per message, for ``--sync``) is reordered with them."""
-    from netsim_fast.engine.flit_run import FinitePackets
+    from netsim_fast.workloads.packets import FinitePackets
 
     order = np.lexsort((np.arange(messages.n_messages), messages.src, messages.release_cycle))
     return FinitePackets(

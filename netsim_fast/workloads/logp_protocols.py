@@ -40,8 +40,8 @@ from typing import NamedTuple
 import numpy as np
 
 from netsim_fast.analytic import logp as model
-from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.engine.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
+from netsim_fast.logp_params import LogPParams
+from netsim_fast.workloads.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
                                              OP_SEND, OP_SET_REG, OP_WAIT_ALIGN, OP_WAIT_REG,
                                              OP_WAIT_UNTIL, Program, ProgramBuilder)
 from netsim_fast.errors import ConfigError

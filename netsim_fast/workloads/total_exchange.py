@@ -109,7 +109,9 @@ def check_config(cfg) -> None:
     pairwise on a node count
     that is not a power of two, indirect on a grid that is not 2-D, or a run too large to hold.
     """
-    from netsim_fast.config import GRID_TOPOLOGIES, _require_int, bad
+    from netsim_fast.checks import bad
+    from netsim_fast.checks import require_int as _require_int
+    from netsim_fast.topologies import GRID_TOPOLOGIES
 
     pattern = cfg.pattern
     if cfg.engine != "flit":
@@ -271,7 +273,7 @@ def build_total_exchange(cfg, n_nodes: int | None = None) -> TotalExchange:
     Random permutations come from ``numpy.random.default_rng(cfg.seed)``: the same seed gives
     the same schedule.
     """
-    from netsim_fast.engine.flit_run import FinitePackets
+    from netsim_fast.workloads.packets import FinitePackets
 
     n = cfg.n_nodes if n_nodes is None else n_nodes
     p_bytes = packet_bytes_of(cfg)

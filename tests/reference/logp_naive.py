@@ -5,7 +5,7 @@ per step, FIFO acceptance, idle-time background acquisitions that never delay th
 not from the kernel's code. Small programs only.
 """
 
-from netsim_fast.engine.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
+from netsim_fast.workloads.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
                                              OP_SEND, OP_SET_REG, OP_WAIT_ALIGN, OP_WAIT_REG,
                                              OP_WAIT_UNTIL)
 

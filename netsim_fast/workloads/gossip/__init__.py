@@ -2,7 +2,7 @@
 
 ``build_plan(dims, algorithm, time_independent)`` returns a checked ``GossipPlan`` (rings of
 packet slots plus feeds for out-of-cycle PUs); ``plan.compile_rules`` turns it into the arrays of
-``netsim_fast.engine.gossip``; ``netsim_fast.engine.gossip_run.simulate_gossip`` runs it.
+``netsim_fast.packet.gossip``; ``netsim_fast.studies.gossip.simulate_gossip`` runs it.
 
 Algorithms (``--pattern``):
 

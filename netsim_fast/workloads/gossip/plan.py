@@ -24,15 +24,32 @@ slot ``(b - t) mod S`` and backward the backward packet of slot ``(a + t - 1) mo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
-from netsim_fast.engine.gossip import GossipRules
 from netsim_fast.topologies.base import Topology
 
 NONE = -1
 FWD = 1
 BWD = 0
+
+
+class GossipRules(NamedTuple):
+    """What the kernel reads; built by ``netsim_fast.workloads.gossip.plan.compile_rules``."""
+
+    nbr: np.ndarray            # int32[n_nodes, n_ports]: neighbour through an output port, -1 none
+    nbr_in_port: np.ndarray    # int32[n_nodes, n_ports]: input port of the neighbour the link enters
+    link_id: np.ndarray        # int32[n_nodes, n_ports]: directed link id, -1 none
+    rule_ptr: np.ndarray       # int64[n_nodes + 1]: rules of PU u are rule_ptr[u] .. rule_ptr[u+1]-1
+    rule_in: np.ndarray        # int32[n_rules]: input port whose arrival history is read
+    rule_delay: np.ndarray     # int32[n_rules]: steps between arrival and sending, 1 .. depth
+    rule_out: np.ndarray       # int32[n_rules]: output port
+    rule_sched: np.ndarray     # int32[n_rules]: row of sched, -1 = acts in every step
+    rule_sched_on: np.ndarray  # uint8[n_rules]: sched value in which the rule acts
+    sched: np.ndarray          # uint8[n_rows, horizon]: switching states per step (last column repeats)
+    seed: np.ndarray           # int32[n_nodes, n_ports, depth]: packet "arrived" at step -j, -1 none
+    own: np.ndarray            # int32[n_nodes, k]: packets a PU knows from the start
 
 
 @dataclass

@@ -13,21 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from netsim_fast.engine import flit_state as fs
+from netsim_fast.flit import state as fs
+from netsim_fast.workloads.packets import FinitePackets
 from netsim_fast.errors import DeadlockError, SimulationError
 
 BATCH_CYCLES = 1024
-
-
-@dataclass
-class FinitePackets:
-    """A finite workload: packets in non-decreasing release order (ties by source, then order)."""
-
-    src: np.ndarray
-    dst: np.ndarray
-    length: np.ndarray
-    release: np.ndarray
-    phase: np.ndarray | None = None  # int32: the algorithm step of each packet (for --sync)
 
 
 @dataclass
@@ -83,19 +73,19 @@ def atomic_vc_mask(cfg) -> int:
     """VCs reallocated only once drained: Duato's adaptive VCs under --vc-realloc auto (a packet
     must never wait behind another in an adaptive queue, where it could not ask for an escape
     VC), every VC under atomic, none under eager."""
-    from netsim_fast.config import needs_datelines
+    from netsim_fast.routing import needs_datelines
 
     if cfg.vc_realloc == "atomic":
         return (1 << cfg.vcs) - 1
     if cfg.vc_realloc == "auto" and cfg.routing == "duato":
-        escape = 2 if needs_datelines(cfg) else 1
+        escape = 2 if needs_datelines(cfg.topology, cfg.dims) else 1
         return ((1 << cfg.vcs) - 1) & ~((1 << escape) - 1)
     return 0
 
 
 def _compile(state, params, topo_arrays) -> float:
     """Load (or compile) the kernel by running it for zero cycles; returns the seconds it took."""
-    from netsim_fast.engine.flit import advance
+    from netsim_fast.flit.kernel import advance
 
     start = time.perf_counter()
     advance(state, params, topo_arrays, 0)
@@ -104,7 +94,7 @@ def _compile(state, params, topo_arrays) -> float:
 
 def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, table=None) -> FlitRun:
     """Simulate ``cfg`` on ``topo``: open-loop synthetic traffic, or the finite ``packets``."""
-    from netsim_fast.engine.flit import advance
+    from netsim_fast.flit.kernel import advance
 
     if packets is not None:
         stop_mode, win_start, win_end = fs.STOP_ALL, 0, 1 << 62

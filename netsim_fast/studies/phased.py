@@ -110,7 +110,8 @@ class EngineRunner:
 
     def deliver_phased(self, program: Program) -> np.ndarray:
         """Native path (flit engine, o = 0): one run gated by the engine's phases."""
-        from netsim_fast.engine.flit_run import FinitePackets, run_flit
+        from netsim_fast.flit.run import run_flit
+        from netsim_fast.workloads.packets import FinitePackets
 
         n = program.n_messages
         packets = FinitePackets(program.src, program.dst, program.length, np.zeros(n, np.int64),
@@ -119,7 +120,8 @@ class EngineRunner:
         return run.state.pkt["tail_del"][:n].astype(np.int64)
 
     def _deliver_flit(self, src, dst, length, release):
-        from netsim_fast.engine.flit_run import FinitePackets, run_flit
+        from netsim_fast.flit.run import run_flit
+        from netsim_fast.workloads.packets import FinitePackets
 
         out = np.full(release.size, -1, np.int64)
         idx = np.nonzero(release >= 0)[0]
@@ -133,7 +135,7 @@ class EngineRunner:
         return out
 
     def _deliver_packet(self, src, dst, release):
-        from netsim_fast.engine.packet_run import simulate_packets
+        from netsim_fast.packet.run import simulate_packets
         from netsim_fast.workloads.messages import make_messages
 
         known = release >= 0

@@ -56,8 +56,8 @@ import numpy as np
 from numba import njit
 
 from netsim_fast._jit import JIT
-from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.engine.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
+from netsim_fast.logp_params import LogPParams
+from netsim_fast.workloads.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
                                              OP_SEND, OP_SET_REG, OP_WAIT_ALIGN, OP_WAIT_REG,
                                              OP_WAIT_UNTIL, Program)
 from netsim_fast.errors import ConfigError, SimulationError

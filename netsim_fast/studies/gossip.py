@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from netsim_fast.analytic import gossip as model
-from netsim_fast.engine.gossip import ERR_LINK_CONFLICT, ERR_OK, run
+from netsim_fast.packet.gossip import ERR_LINK_CONFLICT, ERR_OK, run
 from netsim_fast.errors import SimulationError
 from netsim_fast.workloads.gossip import build_plan, compile_rules, parse_algorithm
 

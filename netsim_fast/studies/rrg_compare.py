@@ -94,7 +94,7 @@ def compare_rrg(
     ``sim_cycles`` (per graph), ``sim_cycles_max``, ``sim_average_distance`` (mean over
     the graphs), ``max_link_load`` (per graph), ``graphs``.
     """
-    from netsim_fast.engine.packet_run import simulate_packets
+    from netsim_fast.packet.run import simulate_packets
     from netsim_fast.routing.table import build_minimal_table
     from netsim_fast.topologies.rrg import random_regular
 

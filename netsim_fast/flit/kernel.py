@@ -12,8 +12,8 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.engine.flit_stages import arrivals, eject_iq, eject_lanes, flit_packet, release, router_stages
-from netsim_fast.engine.flit_state import (
+from netsim_fast.flit.stages import arrivals, eject_iq, eject_lanes, flit_packet, release, router_stages
+from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
     C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
     ROUTER_LANES, STOP_ALL, STOP_WINDOW,

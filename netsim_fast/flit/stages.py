@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
-from netsim_fast.engine.flit_state import (
+from netsim_fast.flit.state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLIT_HOPS, C_FLITS_IN, C_FLITS_OUT,
     C_GLOBAL_PHASE, C_LAST_DELIVERY, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_FLITS_OUT, C_WIN_OPEN,
     ERR_NO_ROUTE, ERR_OK, ERR_ORDER, NONE, ROUTER_LANES, SYNC_LOCAL, SYNC_NONE, VC_ALLOC_AGE, VC_ALLOC_RR,

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from netsim_fast.engine.results import HISTOGRAM_BINS
-
-PACKET_WALL_CLOCK_KEYS = ("sim_seconds", "route_seconds", "compile_seconds", "packet_hops_per_second",
-                          "cycles_per_second")
+from netsim_fast.summary_keys import HISTOGRAM_BINS, PACKET_WALL_CLOCK_KEYS  # noqa: F401 (re-exported)
 
 
 def _latency(latency: np.ndarray) -> dict:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from netsim_fast.engine import flit_state as fs
-
-SATURATION_RATIO = 0.95
-HISTOGRAM_BINS = 32
+from netsim_fast.flit import state as fs
+from netsim_fast.summary_keys import HISTOGRAM_BINS, SATURATION_RATIO, WALL_CLOCK_KEYS  # noqa: F401 (re-exported)
 
 
 def packet_table(state) -> dict:
@@ -153,4 +151,3 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
     return {k: (_nullable(v) if not isinstance(v, (dict, list)) else v) for k, v in out.items()}
 
 
-WALL_CLOCK_KEYS = ("sim_seconds", "compile_seconds", "flit_hops_per_second", "cycles_per_second")

@@ -74,7 +74,7 @@ import numpy as np
 from numba import njit
 
 from netsim_fast._jit import JIT
-from netsim_fast.engine.packet_pool import (
+from netsim_fast.packet.pool import (
     BG_CAP,
     BG_FIELDS,
     BG_HEAD,
@@ -85,7 +85,7 @@ from netsim_fast.engine.packet_pool import (
     grow_bag,
     pool_size,
 )
-from netsim_fast.engine.rng import (
+from netsim_fast.packet.rng import (
     STREAM_PATH,
     STREAM_SELECT,
     STREAM_TIE,

@@ -161,7 +161,7 @@ def measure_params(cfg, spec: ParamsSpec, *, topology=None, progress=None) -> di
         ``progress(done, total)`` after every engine run of the h sweep.
     """
     from netsim_fast.analytic import params as fit
-    from netsim_fast.engine.phased_run import EngineRunner, run_program, step_times
+    from netsim_fast.studies.phased import EngineRunner, run_program, step_times
     from netsim_fast.routing.table import all_pairs_distances
     from netsim_fast.topologies import build_topology
     from netsim_fast.workloads.bsp_programs import bfs_tree, heap_tree, phased_program

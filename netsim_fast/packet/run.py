@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from netsim_fast.engine import packet as pk
-from netsim_fast.engine.rng import seed_to_u64
+from netsim_fast.packet import kernel as pk
+from netsim_fast.packet.rng import seed_to_u64
 from netsim_fast.errors import ConfigError, DeadlockError, SimulationError
 from netsim_fast.routing.table import MinimalTable, build_minimal_table
 

@@ -1,0 +1,55 @@
+"""The house checks of user input: one-line ``ConfigError`` messages that name the option, the
+value found and what is allowed (``--vcs 40: must be <= 32``).
+
+On the ground floor so that every validator (the ``Config`` concerns, the workloads' own
+checks, the studies' specs) words its errors the same way without importing ``config``.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from netsim_fast.errors import ConfigError
+
+
+def bad(option: str, value, allowed: str) -> ConfigError:
+    """The house error: ``--option value: what is allowed``."""
+    flag = f"--{option.replace('_', '-')}"
+    if value is True:  # a flag given on the command line: no value to show
+        return ConfigError(f"{flag}: {allowed}")
+    shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
+    return ConfigError(f"{flag} {shown}: {allowed}")
+
+
+def unknown_choice(option: str, value: str, choices) -> ConfigError:
+    close = difflib.get_close_matches(str(value), list(choices), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return bad(option, value, f"unknown; choose one of {', '.join(choices)}{hint}")
+
+
+def parse_int_list(option: str, text) -> tuple[int, ...]:
+    """'8,8,4' -> (8, 8, 4); tuples and lists pass through; errors name the option."""
+    if text is None:
+        return None
+    if isinstance(text, (tuple, list)):
+        items = list(text)
+    else:
+        items = [t for t in str(text).replace(" ", "").split(",") if t != ""]
+    try:
+        values = tuple(int(t) for t in items)
+    except (TypeError, ValueError):
+        raise bad(option, text, "expected comma-separated integers such as 8,8,4") from None
+    if not values:
+        raise bad(option, text, "expected at least one integer")
+    return values
+
+
+def require_int(option: str, value, low: int | None = None, high: int | None = None, what: str = "") -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise bad(option, value, f"expected an integer{what}")
+    if low is not None and value < low:
+        raise bad(option, value, f"must be >= {low}{what}")
+    if high is not None and value > high:
+        raise bad(option, value, f"must be <= {high}{what}")
