@@ -92,8 +92,13 @@ def _compile(state, params, topo_arrays) -> float:
     return time.perf_counter() - start
 
 
-def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, table=None) -> FlitRun:
-    """Simulate ``cfg`` on ``topo``: open-loop synthetic traffic, or the finite ``packets``."""
+def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, table=None,
+             sync: str | None = None) -> FlitRun:
+    """Simulate ``cfg`` on ``topo``: open-loop synthetic traffic, or the finite ``packets``.
+
+    ``sync`` gates the phases of ``packets`` (``none`` | ``local`` | ``global``); the default is
+    ``cfg.sync``. A study that builds its own phased packets passes it rather than a new config.
+    """
     from netsim_fast.flit.kernel import advance
 
     if packets is not None:
@@ -110,7 +115,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     route_mask, class_vcs = routing_table(cfg, topo, table)
     params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total,
                           class_vcs=class_vcs,
-                          sync=cfg.sync if phased else "none")
+                          sync=(cfg.sync if sync is None else sync) if phased else "none")
     expected = int(topo.n_nodes * cfg.rate / cfg.packet_flits * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
                          route_mask=route_mask)

@@ -94,8 +94,6 @@ class EngineRunner:
             from netsim_fast.routing.dor_table import build_packet_table
 
             self.table = build_packet_table(topo, cfg.routing)
-        else:
-            self.cfg_phased = _phased_config(cfg)
 
     def deliver(self, src, dst, length, release) -> np.ndarray:
         """Delivery cycle of every message released at ``release`` (``-1``: not released;
@@ -116,7 +114,7 @@ class EngineRunner:
         n = program.n_messages
         packets = FinitePackets(program.src, program.dst, program.length, np.zeros(n, np.int64),
                                 program.phase)
-        run = run_flit(self.cfg_phased, self.topo, packets=packets)
+        run = run_flit(self.cfg, self.topo, packets=packets, sync="local")
         return run.state.pkt["tail_del"][:n].astype(np.int64)
 
     def _deliver_flit(self, src, dst, length, release):
@@ -162,22 +160,6 @@ class EngineRunner:
         self._slack = max(64, 2 * int(delivered[known].max() - release[known].max()))
         delivered[~known] = -1
         return delivered
-
-
-def _phased_config(cfg):
-    """``cfg`` with ``--sync local``, the way ``run_flit`` gates phases.
-
-    Config accepts ``sync`` on a phased pattern only, so the copy names one (the packets are
-    ours, the pattern is not used). It is rebuilt from ``to_dict`` rather than with
-    ``Config.replace`` because a normalised hypercube carries ``dims`` and would be rejected.
-    """
-    from netsim_fast.config import Config
-
-    fields = cfg.to_dict()
-    if cfg.topology == "hypercube":
-        fields.update(n=len(cfg.dims), dims=None)
-    fields.update(pattern="total-exchange", messages=None, sync="local")
-    return Config(**fields)
 
 
 # -- the rule -------------------------------------------------------------------------------
