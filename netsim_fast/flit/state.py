@@ -206,7 +206,7 @@ class FlitState(NamedTuple):
     ts_in_flight: np.ndarray  # int64[W] flits in the network at the end of the window
     ts_queued: np.ndarray     # int64[W] packets in source queues at the end of the window
     cnt: np.ndarray           # int64[N_COUNTERS] counters, see C_*
-    rows: np.ndarray          # int32[MAX_ROWS, 4] routing scratch
+    rows: np.ndarray          # int32[candidate_rows(n_ports), 4] routing scratch
     req_vc: np.ndarray        # int32[P] switch-allocation scratch (iq): requesting VC per input port
     req_out: np.ndarray       # int32[P] switch-allocation scratch (iq): requested output VC
     va_lane: np.ndarray       # int32[P*V] output-VC allocation scratch: requesting lanes in order
@@ -220,7 +220,7 @@ def ring_size(t_link: int, t_crossbar: int, credit_delay: int) -> int:
 
 def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mask=None) -> FlitState:
     """Allocate an idle network with empty buffers and full credits."""
-    from netsim_fast.routing import MAX_ROWS
+    from netsim_fast.routing import candidate_rows
 
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
     lanes = n * ports * v
@@ -274,7 +274,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         phase_got=np.zeros(1, i8),
         **_window_arrays(windows),
         cnt=np.zeros(N_COUNTERS, i8),
-        rows=np.zeros((MAX_ROWS, 4), i4),
+        rows=np.zeros((candidate_rows(p.n_ports), 4), i4),
         req_vc=np.full(ports, NONE, i4),
         req_out=np.full(ports, NONE, i4),
         va_lane=np.zeros(ports * v, i4),

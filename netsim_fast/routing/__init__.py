@@ -32,4 +32,14 @@ def needs_datelines(topology: str, dims) -> bool:
     return topology == "torus" and any(k > 2 for k in dims)
 
 
-MAX_ROWS = 64  # more than 2 rows per dimension of any grid we accept, plus spare
+MAX_ROWS = 64  # the least scratch a router gets: more than 2 rows per dimension of any grid we accept
+
+
+def candidate_rows(n_ports: int) -> int:
+    """Rows of routing scratch a router with ``n_ports`` ports needs.
+
+    A table routing writes one row per allowed port (at most ``n_ports``); a grid routing at
+    most one per productive direction plus an escape row. The kernels are compiled without
+    bounds checks, so the scratch is sized from the topology here, never from a fixed bound.
+    """
+    return max(MAX_ROWS, n_ports + 2)

@@ -101,7 +101,7 @@ def grid_next_hops(code, radix, wrap, coord, dim_port, n_vcs, cur, src, dst, out
     n_vcs : int
     cur, src, dst : int
         Current router, packet source and destination (``cur != dst``).
-    out : int32[MAX_ROWS, 4]
+    out : int32[candidate_rows(n_ports), 4]
         Filled with rows; rows of equal priority come in increasing port order.
 
     Returns
