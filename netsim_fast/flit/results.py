@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from netsim_fast.fairness import per_node_throughput
 from netsim_fast.flit import state as fs
 from netsim_fast.summary_keys import HISTOGRAM_BINS, SATURATION_RATIO, WALL_CLOCK_KEYS  # noqa: F401 (re-exported)
 
@@ -55,6 +56,11 @@ def latency_summary(created, injected, delivered, hops) -> dict:
     }
 
 
+# Per-node rates count a packet whole at its node (destination for accepted, source for
+# injected): the kernel keeps no per-node flit counters, so a worm straddling the window's edge
+# counts on the side its tail (or head) fell, while ``accepted_load`` counts flits.
+
+
 def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     """The result object of ``netsim-fast run --json`` for an open-loop or fixed-length run."""
     state, params = run.state, run.params
@@ -63,13 +69,22 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     win_start, win_end = params.win_start, min(params.win_end, run.cycles)
     if cfg.cycles is not None:
         win_start, win_end = 0, run.cycles
+    stopped_in_warmup = run.stop_reason == "latency-limit" and run.cycles <= win_start
+    if stopped_in_warmup:  # no window opened: measure the warm-up that ran
+        win_start, win_end = 0, run.cycles
     length = max(win_end - win_start, 1)
     in_window = (pk["created_cycle"] >= win_start) & (pk["created_cycle"] < win_end)
     delivered = pk["tail_arrival_cycle"] >= 0
+    tail_in_window = delivered & (pk["tail_arrival_cycle"] >= win_start) & (pk["tail_arrival_cycle"] < win_end)
     offered = float(pk["size_flits"][in_window].sum()) / (n * length)
-    accepted = float(state.cnt[fs.C_WIN_FLITS_OUT]) / (n * length)
+    if stopped_in_warmup:
+        accepted = float(pk["size_flits"][tail_in_window].sum()) / (n * length)
+    else:
+        accepted = float(state.cnt[fs.C_WIN_FLITS_OUT]) / (n * length)
     drained = bool(np.all(delivered[in_window]))
-    saturated = accepted < SATURATION_RATIO * offered or (cfg.cycles is None and not drained)
+    saturated = (accepted < SATURATION_RATIO * offered or (cfg.cycles is None and not drained)
+                 or run.stop_reason == "latency-limit")
+    injected_in_window = (pk["injected_cycle"] >= win_start) & (pk["injected_cycle"] < win_end)
     measured = in_window & delivered
     lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
                           pk["tail_arrival_cycle"][measured], pk["hops"][measured])
@@ -90,6 +105,12 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         "capacity_fraction": accepted / capacity if capacity else None,
         **lat,
         "saturated": bool(saturated),
+        "stop_reason": run.stop_reason,
+        "completed": run.stop_reason in ("completed", "cycles"),
+        "latency_limit_value": run.latency_check,
+        **per_node_throughput(pk["dst"][tail_in_window], pk["size_flits"][tail_in_window], n, length),
+        **per_node_throughput(pk["src"][injected_in_window], pk["size_flits"][injected_in_window], n, length,
+                            prefix="injected"),
         "deadlock": False,
         "error": None,
         "packets": int(in_window.sum()),
@@ -117,7 +138,8 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
     n = run.topo.n_nodes
     pk = packet_table(state)
     delivered = pk["tail_arrival_cycle"] >= 0
-    completion = int(pk["tail_arrival_cycle"].max()) if delivered.all() and delivered.size else None
+    all_delivered = bool(delivered.all())
+    completion = int(pk["tail_arrival_cycle"].max()) if all_delivered and delivered.size else None
     span = max(run.cycles, 1)
     lat = latency_summary(pk["created_cycle"][delivered], pk["injected_cycle"][delivered],
                           pk["tail_arrival_cycle"][delivered], pk["hops"][delivered])
@@ -134,7 +156,11 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
         "capacity_method": capacity_method,
         "capacity_fraction": accepted / capacity if capacity else None,
         **lat,
-        "saturated": False,  # the workload drained: every packet's latency counts
+        # a workload cut short (--cycles) did not drain: its throughput is what the network took
+        "saturated": not all_delivered,
+        "stop_reason": run.stop_reason,
+        "completed": all_delivered,
+        **per_node_throughput(pk["dst"][delivered], pk["size_flits"][delivered], n, span),
         "deadlock": False,
         "error": None,
         "packets": int(pk["src"].size),

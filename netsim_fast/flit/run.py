@@ -33,6 +33,9 @@ class FlitRun:
     compile_seconds: float
     sim_seconds: float
     extras: dict = field(default_factory=dict)
+    # completed | cycles | latency-limit | drain-limit | deadlock | interrupted
+    stop_reason: str = "completed"
+    latency_check: float | None = None  # the latency limit's last value (open-loop runs)
 
 
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
@@ -101,15 +104,20 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     """
     from netsim_fast.flit.kernel import advance
 
+    latency_limit = None
     if packets is not None:
         stop_mode, win_start, win_end = fs.STOP_ALL, 0, 1 << 62
         limit = cfg.cycles if cfg.cycles is not None else 1 << 62
-    elif cfg.cycles is not None:
+    elif cfg.cycles is not None:  # exactly N cycles: a soak or a post-saturation measurement
         stop_mode, win_start, win_end, limit = fs.STOP_AT_END, 0, cfg.cycles, cfg.cycles
     else:
         stop_mode, win_start = fs.STOP_WINDOW, cfg.warmup
         win_end = cfg.warmup + cfg.measure
         limit = win_end + cfg.drain
+        if cfg.latency_limit:
+            from netsim_fast.flit.saturation import LatencyLimit
+
+            latency_limit = LatencyLimit(cfg.latency_limit, cfg.sample_period, win_start, win_end)
     n_total = 0 if packets is None else int(len(packets.src))
     phased = packets is not None and packets.phase is not None
     route_mask, class_vcs = routing_table(cfg, topo, table)
@@ -133,9 +141,11 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     compile_seconds = _compile(state, params, topo.arrays)
 
     start = time.perf_counter()
-    next_chunk, err, t = 0, fs.ERR_OK, 0
+    next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
     while t < limit and not state.cnt[fs.C_DONE]:
         t_end = min(limit, t + BATCH_CYCLES)
+        if latency_limit is not None:  # batches end on sample-period boundaries
+            t_end = min(t_end, latency_limit.next_check)
         if traffic is not None:
             from netsim_fast.workloads.synthetic import CHUNK_CYCLES
 
@@ -150,10 +160,18 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             progress(t, limit)
         if err != fs.ERR_OK:
             break
+        if latency_limit is not None and t == latency_limit.next_check and latency_limit.check(state, t):
+            stop_reason = "latency-limit"
+            break
     sim_seconds = time.perf_counter() - start
-    run = FlitRun(state=state, params=params, topo=topo, cycles=t, done=bool(state.cnt[fs.C_DONE]),
-                  error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds)
+    done = bool(state.cnt[fs.C_DONE])
+    if stop_reason is None:
+        stop_reason = "completed" if done else ("cycles" if cfg.cycles is not None else "drain-limit")
+    run = FlitRun(state=state, params=params, topo=topo, cycles=t, done=done,
+                  error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds, stop_reason=stop_reason,
+                  latency_check=None if latency_limit is None else latency_limit.value)
     if err != fs.ERR_OK:
+        run.stop_reason = "deadlock" if err == fs.ERR_DEADLOCK else "error"
         run.error = describe_error(err, state, params, topo)
         if err == fs.ERR_DEADLOCK:
             raise DeadlockError(run.error, result=run)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from netsim_fast.fairness import per_node_throughput
 from netsim_fast.summary_keys import HISTOGRAM_BINS, PACKET_WALL_CLOCK_KEYS  # noqa: F401 (re-exported)
 
 
@@ -66,6 +67,10 @@ def summarize_packets(res, cfg, topo, extras: dict) -> dict:
         "link_utilization_max": float(loads.max(initial=0)) / span,
         "deadlock": res.status == "deadlock",
         "error": None,
+        "stop_reason": {"done": "completed", "deadlock": "deadlock"}.get(res.status, "cycles"),
+        "completed": done,
+        "saturated": not done,  # cut short (--cycles) or deadlocked: not every message arrived
+        **per_node_throughput(res.dst[delivered], None, topo.n_nodes, span),
         "routing": cfg.routing,
         "policy": cfg.policy,
         "path_choice": cfg.path_choice,
@@ -139,7 +144,8 @@ def summarize_gossip(result: dict, cfg, sim_seconds: float) -> dict:
     head = {"engine": "packet", "pattern": cfg.pattern, "status": "done", "cycles": steps,
             "completion_cycles": steps}
     tail = {"bound_fraction": result["lower_bound_steps"] / max(steps, 1), "deadlock": False,
-            "error": None, "sim_seconds": sim_seconds}
+            "error": None, "stop_reason": "completed", "completed": True, "saturated": False,
+            "sim_seconds": sim_seconds}
     return {**head, **result, **tail}
 
 
