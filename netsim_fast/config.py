@@ -104,6 +104,8 @@ class Config:
     window: int = 10
     deadlock_cycles: int = 10000
     check_invariants: bool = False
+    latency_limit: int = 500  # open loop: stop, saturated, past this BookSim2 latency; 0 = off
+    sample_period: int = 1000  # cycles between latency-limit checks
     # -- randomness and output -------------------------------------------------------------
     seed: int = 1
     trace: str | None = None
@@ -432,7 +434,8 @@ SYNCS = ("none", "local", "global")
 # -- workload ------------------------------------------------------------------------------
 
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
-OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain")
+OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
+                     "sample_period")
 
 
 def is_open_loop(cfg: Config) -> bool:
@@ -617,6 +620,11 @@ def _validate_measurement(cfg: Config) -> None:
     _require_int("cycles", cfg.cycles, 1, what=" cycles")
     _require_int("window", cfg.window, 1, what=" cycles")
     _require_int("deadlock-cycles", cfg.deadlock_cycles, 1, what=" cycles")
+    _require_int("latency-limit", cfg.latency_limit, 0, what=" cycles (0 = off)")
+    _require_int("sample-period", cfg.sample_period, 1, what=" cycles")
+    if cfg.cycles is not None:
+        _reject_unless_default(cfg, ("latency_limit", "sample_period"),
+                               "does not apply with --cycles, which runs exactly that many cycles with no latency limit")
 
 
 # -- netsim-fast model rrg -------------------------------------------------------------------

@@ -100,10 +100,33 @@ def test_sweep_rates_prints_curve_and_saturation(tmp_path):
     res = invoke("run", *SMALL, "--sweep-rates", "0.2,0.6,1.0", "--drain", "300", "--plot", str(png), "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert [p["rate"] for p in data["points"]] == [0.2, 0.6, 1.0]
-    assert data["saturation_throughput"] == max(p["accepted_load"] for p in data["points"])
-    assert data["points"][-1]["saturated"] is True
+    rates = [p["rate"] for p in data["points"]]
+    assert rates[0] == 0.2 and data["points"][-1]["saturated"] is True
+    # the curve stops at its first saturated point; the throughput is the rate just below it
+    assert all(not p["saturated"] for p in data["points"][:-1])
+    assert data["saturation_rate"] == rates[-1]
+    assert data["saturation_throughput"] == (rates[-2] if len(rates) > 1 else None)
     assert png.stat().st_size > 1000
+
+
+def test_sweep_rates_without_a_saturated_point_reports_no_saturation_throughput():
+    res = invoke("run", *SMALL, "--sweep-rates", "0.05,0.1", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["saturation_throughput"] is None
+    assert data["saturation_note"] == "not saturated up to 0.1 flits/node/cycle"
+    assert data["max_accepted"] == max(p["accepted_load"] for p in data["points"])
+
+
+def test_sweep_rates_past_saturation_runs_every_rate():
+    res = invoke("run", *SMALL, "--sweep-rates", "0.9,1.0", "--past-saturation", "--drain", "300", "--json")
+    assert res.exit_code == 0, res.output
+    assert [p["rate"] for p in json.loads(res.stdout)["points"]] == [0.9, 1.0]
+
+
+def test_past_saturation_needs_sweep_rates():
+    res = invoke("run", *SMALL, "--past-saturation")
+    assert res.exit_code == 2 and "--past-saturation" in res.stderr
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -77,6 +77,9 @@ def run(
     trace: Annotated[Optional[str], _opt("--trace", panel=_M, help="Write the HDF5 trace of the run to this path.")] = None,
     sweep_rates: Annotated[Optional[str], _opt("--sweep-rates", panel=_M, help="Latency-load curve: START:STOP:STEP (inclusive) or a list r1,r2,...; prints the curve and the saturation throughput.")] = None,
     plot: Annotated[Optional[str], _opt("--plot", panel=_M, help="With --sweep-rates: write the latency-load curve as a PNG here.")] = None,
+    past_saturation: Annotated[bool, _opt("--past-saturation", panel=_M, help="With --sweep-rates: run every rate, not only up to the first saturated point.")] = False,
+    latency_limit: Annotated[int, _opt("--latency-limit", panel=_M, help="Open-loop runs stop, saturated, once BookSim2's latency (delivered packets plus the ages of flits in flight) exceeds this many cycles after a sample period; 0 = off.")] = 500,
+    sample_period: Annotated[int, _opt("--sample-period", panel=_M, help="Cycles between latency-limit checks (BookSim2's sample_period).")] = 1000,
     json: JsonOpt = False,
     quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
 ) -> None:
@@ -97,7 +100,7 @@ def run(
         messages_file=messages_file, time_independent=time_independent, sync=sync, grain_bytes=grain_bytes, policy=policy,
         path_choice=path_choice, one_port=one_port, queue_capacity=queue_capacity, seed=seed, warmup=warmup,
         measure=measure, drain=drain, cycles=cycles, window=window, deadlock_cycles=deadlock_cycles,
-        check_invariants=check_invariants, trace=trace,
+        check_invariants=check_invariants, trace=trace, latency_limit=latency_limit, sample_period=sample_period,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
     cfg = Config(**fields)
@@ -113,8 +116,12 @@ def run(
         if not is_open_loop(cfg):
             raise bad("sweep-rates", sweep_rates, f"varies --rate of open-loop patterns; --pattern {cfg.pattern} is a finite workload")
 
-        rate_curve(cfg, sweep_rates, plot=plot, as_json=json, quiet=quiet)
+        rate_curve(cfg, sweep_rates, plot=plot, as_json=json, quiet=quiet, past_saturation=past_saturation)
         return
+    if past_saturation:
+        from netsim_fast.config import bad
+
+        raise bad("past-saturation", True, "applies to --sweep-rates only (it runs the rates past the first saturated point)")
     if plot is not None:
         from netsim_fast.config import bad
 

@@ -28,17 +28,39 @@ def parse_rates(text: str) -> list[float]:
 
 
 def saturation(points: list[dict]) -> dict:
-    """Saturation throughput = the largest accepted load; the first offered rate flagged saturated."""
+    """The saturation throughput of a curve, by the trust rule (README, "Saturation").
+
+    A point is saturated when its run was stopped by the latency limit, accepted less than 95 %
+    of what it offered, or did not drain (``saturated`` of its summary). The saturation
+    throughput is the highest offered rate below the first saturated point, so it exists only
+    when some point saturated and a lower one did not; otherwise it is null and the note says
+    why, with the largest accepted load measured (``max_accepted``).
+    """
     accepted = [p["accepted_load"] for p in points if p.get("accepted_load") is not None]
-    first = next((p["rate"] for p in points if p.get("saturated")), None)
-    return {"saturation_throughput": max(accepted) if accepted else None, "saturation_rate": first}
+    first = next((i for i, p in enumerate(points) if p.get("saturated")), None)
+    out = {"saturation_throughput": None, "saturation_rate": None,
+           "max_accepted": max(accepted) if accepted else None}
+    if first is None:
+        out["saturation_note"] = f"not saturated up to {points[-1]['rate']:g} flits/node/cycle"
+    elif first == 0:
+        out["saturation_rate"] = points[0]["rate"]
+        out["saturation_note"] = f"saturated already at the lowest rate tried, {points[0]['rate']:g}"
+    else:
+        out["saturation_rate"] = points[first]["rate"]
+        out["saturation_throughput"] = points[first - 1]["rate"]
+        out["saturation_note"] = (f"saturates between {points[first - 1]['rate']:g} and {points[first]['rate']:g} "
+                                  "flits/node/cycle")
+    return out
 
 
-def rate_curve(cfg, text: str, *, plot: str | None, as_json: bool, quiet: bool) -> None:
+def rate_curve(cfg, text: str, *, plot: str | None, as_json: bool, quiet: bool,
+               past_saturation: bool = False) -> None:
+    """Run ``cfg`` at each rate, lowest first, up to the first saturated point (every point
+    with ``past_saturation``), and print the curve and its saturation throughput."""
     from netsim_fast.experiment import simulate
     from netsim_fast.topologies import build_topology
 
-    rates = parse_rates(text)
+    rates = sorted(parse_rates(text))
     configs = [cfg.replace(rate=r, trace=None) for r in rates]  # each validated (e.g. rate <= 1)
     topo = build_topology(cfg)
     points = []
@@ -51,6 +73,8 @@ def rate_curve(cfg, text: str, *, plot: str | None, as_json: bool, quiet: bool) 
             print(f"  rate {point_cfg.rate:g}: accepted {summary['accepted_load']:.4g}, latency "
                   f"{summary['latency_mean'] if summary['latency_mean'] is not None else 'saturated'}",
                   file=sys.stderr)
+        if summary.get("saturated") and not past_saturation:
+            break
     result = {"points": points, **saturation(points), "capacity": points[0]["capacity"]}
     if plot:
         draw_curve(points, plot, title=f"{cfg.topology} {','.join(map(str, cfg.dims or ()))} {cfg.routing} {cfg.pattern}")
@@ -73,7 +97,11 @@ def _render(result: dict) -> None:
         table.add_row(f"{p['rate']:g}", f"{p['offered_load']:.4g}", f"{p['accepted_load']:.4g}",
                       f"{p['capacity_fraction']:.3g}", lat, p99, "yes" if p["saturated"] else "no")
     sat = result["saturation_throughput"]
-    table.caption = f"saturation throughput {sat:.4g} flits/node/cycle ({sat / result['capacity']:.3g} of capacity)"
+    if sat is None:
+        table.caption = f"{result['saturation_note']}; largest accepted load {result['max_accepted']:.4g}"
+    else:
+        table.caption = (f"saturation throughput {sat:.4g} flits/node/cycle ({sat / result['capacity']:.3g} of capacity): "
+                         f"{result['saturation_note']}")
     Console().print(table)
 
 
