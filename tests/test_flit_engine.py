@@ -145,7 +145,10 @@ def test_watchdog_catches_the_deadlock_of_dor_without_datelines():
                  packet_flits=16, deadlock_cycles=500)
     with pytest.raises(DeadlockError) as err:
         run_flit(cfg, build_topology(cfg), packets=ring_worms())
-    assert "deadlock at cycle" in str(err.value) and "node" in str(err.value)
+    assert "deadlock at cycle" in str(err.value) and "a knot of" in str(err.value)
+    knot = err.value.result.extras["deadlock_cycle"]
+    # the worms hold channels all round the ring: its network lanes are in the knot
+    assert {c["router"] for c in knot if c["port"] != "local"} == set(range(5))
 
 
 def test_same_load_completes_with_datelines():
@@ -165,8 +168,11 @@ def test_watchdog_catches_dor_without_datelines_under_random_load():
         simulate(cfg)
     message = str(err.value)
     assert "deadlock at cycle" in message and err.value.result.cycles < 3000
-    listed = message.split("longest first: ")[1].split("; ")
-    assert len(listed) == 5 and all(part.startswith("node ") and " vc 0 packet " in part for part in listed)
+    knot = err.value.summary["deadlock_cycle"]
+    listed = message.split("cycles): ")[1].split("; ")
+    assert len(listed) == min(len(knot), 12) and all(part.startswith("router ") and " vc 0 " in part for part in listed)
+    # a ring of one dimension: every network channel of the knot is in that dimension's ring
+    assert err.value.summary["deadlock"] is True and len({c["router"] for c in knot}) >= 2
 
 
 def test_watchdog_catches_a_partial_deadlock_while_other_traffic_moves():

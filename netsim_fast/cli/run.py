@@ -144,6 +144,12 @@ def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
             echo_json(exc.summary)
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=EXIT_SIMULATION) from None
+    if summary.get("starved_channel_count"):
+        worst = summary["starved_channels"][0]
+        typer.secho(f"warning: starvation, not deadlock: {summary['starved_channel_count']} channel(s) waited at least "
+                    f"--deadlock-cycles {cfg.deadlock_cycles} with no knot of waits; longest {summary['starvation_max_wait']} "
+                    f"cycles at router {worst['router']} port {worst['port']} vc {worst['vc']} ({worst['lane']})",
+                    fg=typer.colors.YELLOW, err=True)
     if as_json:
         echo_json(summary)
     else:

@@ -15,7 +15,7 @@ from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.stages import arrivals, eject_iq, eject_lanes, flit_packet, release, router_stages
 from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
-    C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
+    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
     ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
 
@@ -24,20 +24,30 @@ WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane
 
 @njit(**KERNEL_JIT)
 def _watchdog(s, p, t):
-    """A lane holding flits whose front has not advanced for deadlock_cycles: deadlock."""
-    inl, outl, in_buf, ol_buf = s.inl, s.outl, s.in_buf, s.ol_buf
+    """A lane holding flits whose front has not advanced for deadlock_cycles: a possible
+    deadlock, which ``flit/deadlock.py`` confirms (a knot) or files as starvation. Also keeps
+    ``cnt[C_MAX_WAIT]``, the longest wait seen."""
+    inl, outl, in_buf, ol_buf, cnt = s.inl, s.outl, s.in_buf, s.ol_buf, s.cnt
     limit = p.deadlock_cycles
     for lane in range(inl.shape[0]):
-        if inl[lane].len > 0 and t - inl[lane].last >= limit:
-            s.cnt[C_ERR_CYCLE] = t
-            s.cnt[C_ERR_LANE] = lane
-            s.cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
-            return ERR_DEADLOCK
-        if p.router == ROUTER_LANES and outl[lane].len > 0 and t - outl[lane].last >= limit:
-            s.cnt[C_ERR_CYCLE] = t
-            s.cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
-            s.cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
-            return ERR_DEADLOCK
+        if inl[lane].len > 0:
+            wait = t - inl[lane].last
+            if wait > cnt[C_MAX_WAIT]:
+                cnt[C_MAX_WAIT] = wait
+            if wait >= limit:
+                cnt[C_ERR_CYCLE] = t
+                cnt[C_ERR_LANE] = lane
+                cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
+                return ERR_DEADLOCK
+        if p.router == ROUTER_LANES and outl[lane].len > 0:
+            wait = t - outl[lane].last
+            if wait > cnt[C_MAX_WAIT]:
+                cnt[C_MAX_WAIT] = wait
+            if wait >= limit:
+                cnt[C_ERR_CYCLE] = t
+                cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
+                cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
+                return ERR_DEADLOCK
     return ERR_OK
 
 

@@ -61,6 +61,13 @@ def latency_summary(created, injected, delivered, hops) -> dict:
 # counts on the side its tail (or head) fell, while ``accepted_load`` counts flits.
 
 
+def watchdog_keys(run) -> dict:
+    """What the deadlock watchdog found (flit/deadlock.py): the knot of a deadlock, and the
+    longest wait and starved channels of waits that were not one."""
+    keys = ("deadlock_cycle", "starvation_max_wait", "starved_channels", "starved_channel_count")
+    return {k: run.extras.get(k) for k in keys}
+
+
 def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     """The result object of ``netsim-fast run --json`` for an open-loop or fixed-length run."""
     state, params = run.state, run.params
@@ -111,6 +118,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         **per_node_throughput(pk["dst"][tail_in_window], pk["size_flits"][tail_in_window], n, length),
         **per_node_throughput(pk["src"][injected_in_window], pk["size_flits"][injected_in_window], n, length,
                             prefix="injected"),
+        **watchdog_keys(run),
         "deadlock": False,
         "error": None,
         "packets": int(in_window.sum()),
@@ -161,6 +169,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
         "stop_reason": run.stop_reason,
         "completed": all_delivered,
         **per_node_throughput(pk["dst"][delivered], pk["size_flits"][delivered], n, span),
+        **watchdog_keys(run),
         "deadlock": False,
         "error": None,
         "packets": int(pk["src"].size),

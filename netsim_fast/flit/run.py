@@ -141,6 +141,9 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     compile_seconds = _compile(state, params, topo.arrays)
 
     start = time.perf_counter()
+    from netsim_fast.flit.deadlock import Watchdog
+
+    watchdog = Watchdog(params)
     next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
     while t < limit and not state.cnt[fs.C_DONE]:
         t_end = min(limit, t + BATCH_CYCLES)
@@ -158,6 +161,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
         t = int(state.cnt[fs.C_CYCLE])
         if progress is not None:
             progress(t, limit)
+        if err == fs.ERR_DEADLOCK and not watchdog.confirm(state, topo):
+            err = fs.ERR_OK  # a long wait, not a knot: recorded as starvation, the run goes on
         if err != fs.ERR_OK:
             break
         if latency_limit is not None and t == latency_limit.next_check and latency_limit.check(state, t):
@@ -170,9 +175,11 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     run = FlitRun(state=state, params=params, topo=topo, cycles=t, done=done,
                   error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds, stop_reason=stop_reason,
                   latency_check=None if latency_limit is None else latency_limit.value)
+    run.extras.update(watchdog.report(state, state.inl.shape[0]))
+    run.extras["deadlock_cycle"] = watchdog.knot or None
     if err != fs.ERR_OK:
         run.stop_reason = "deadlock" if err == fs.ERR_DEADLOCK else "error"
-        run.error = describe_error(err, state, params, topo)
+        run.error = describe_error(err, state, params, topo, watchdog.knot)
         if err == fs.ERR_DEADLOCK:
             raise DeadlockError(run.error, result=run)
         raise SimulationError(run.error)
@@ -189,46 +196,18 @@ def _lane_name(lane: int, params, topo) -> str:
     return f"{'output' if output else 'input'} lane node {node} {where} vc {vc}"
 
 
-def _stalls(state, params, at_least: int) -> tuple[np.ndarray, np.ndarray]:
-    """Input lanes holding flits whose head has not moved for ``at_least`` cycles, longest stall first."""
-    t = int(state.cnt[fs.C_ERR_CYCLE])
-    stall = t - state.inl["last"].astype(np.int64)
-    lanes = np.nonzero((state.inl["len"] > 0) & (stall >= at_least))[0]
-    order = np.argsort(-stall[lanes], kind="stable")
-    return lanes[order], stall[lanes[order]]
-
-
-def blocked_lanes(state, params, limit: int = 5) -> list[dict]:
-    """The longest-stalled input lanes that hold flits (for the deadlock message).
-
-    The watchdog fires when the first lane passes ``deadlock_cycles``; the other lanes of the
-    same cycle of waits closed around it a little later, so lanes stalled for half the limit
-    are listed too (longest first): together they usually show the whole cycle.
-    """
-    lanes, stall = _stalls(state, params, max(params.deadlock_cycles // 2, 1))
-    out = []
-    for lane, cycles in zip(lanes[:limit], stall[:limit]):
-        front = int(state.in_buf[lane, state.inl["head"][lane]])
-        out.append({"node": int(lane) // (params.n_ports * params.n_vcs), "port": int(lane // params.n_vcs % params.n_ports),
-                    "vc": int(lane % params.n_vcs), "packet": front >> 32, "flits": int(state.inl["len"][lane]),
-                    "stalled_cycles": int(cycles)})
-    return out
-
-
-def describe_error(err: int, state, params, topo) -> str:
+def describe_error(err: int, state, params, topo, knot: list | None = None) -> str:
+    """One sentence for an engine error code; for a deadlock, the knot's channels."""
     t = int(state.cnt[fs.C_ERR_CYCLE])
     lane = int(state.cnt[fs.C_ERR_LANE])
     pkt = int(state.cnt[fs.C_ERR_PKT])
     if err == fs.ERR_DEADLOCK:
-        limit = params.deadlock_cycles
-        over = int(_stalls(state, params, limit)[0].size)
-        half = int(_stalls(state, params, max(limit // 2, 1))[0].size)
-        lanes = blocked_lanes(state, params)
-        shown = "; ".join(f"node {b['node']} port {b['port']} vc {b['vc']} packet {b['packet']} "
-                          f"({b['stalled_cycles']} cycles)" for b in lanes)
-        return (f"deadlock at cycle {t}: {over} input lane(s) have not advanced for {limit} cycles, {half} for "
-                f"{max(limit // 2, 1)} (longest first: {shown or _lane_name(lane, params, topo)}"
-                f"{', ...' if half > len(lanes) else ''})")
+        knot = knot or []
+        shown = "; ".join(f"router {c['router']} port {c['port']} vc {c['vc']} ({c['lane']})" for c in knot[:12])
+        return (f"deadlock at cycle {t}: a knot of {len(knot)} channel(s) waiting for one another, each of "
+                f"whose alternatives is held inside it (found after a lane waited {params.deadlock_cycles} "
+                f"cycles): {shown}"
+                f"{', ...' if len(knot) > 12 else ''}")
     messages = {
         fs.ERR_CONSERVATION: f"flit conservation broken at cycle {t} (injected != delivered + in flight)",
         fs.ERR_CREDIT: f"credit conservation broken at cycle {t} on {_lane_name(lane, params, topo)}",

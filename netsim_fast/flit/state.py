@@ -69,7 +69,8 @@ C_ERR_PKT = 12
 C_LAST_DELIVERY = 13  # cycle of the last tail delivery
 C_WIN_FLITS_OUT = 14  # flits delivered during the measurement window
 C_GLOBAL_PHASE = 15   # phase every node may inject under --sync global
-N_COUNTERS = 16
+C_MAX_WAIT = 16       # longest a lane's front has waited, as the watchdog scans saw it
+N_COUNTERS = 17
 
 i4, i8 = np.int32, np.int64
 
