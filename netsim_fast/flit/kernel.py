@@ -53,8 +53,9 @@ def _watchdog(s, p, t):
 
 @njit(**KERNEL_JIT)
 def _check_invariants(s, p, topo, t):
-    """Debug mode, after every cycle: no lane over capacity, flits conserved, credits conserved
-    per (link, VC)."""
+    """Debug mode, after every cycle: no lane over capacity, credits conserved per (link, VC),
+    flits conserved. Credits come before the global flit count so that a flit lost or
+    duplicated in a network lane is reported with its lane, not only as a count."""
     inl, outl = s.inl, s.outl
     lanes_router = p.router == ROUTER_LANES
     buffered = 0
@@ -66,12 +67,6 @@ def _check_invariants(s, p, topo, t):
         buffered += inl[lane].len
         if lanes_router:
             buffered += outl[lane].len
-    on_links = 0
-    for slot in range(p.ring):
-        on_links += s.ev_flit_n[slot] + s.ev_eject_n[slot]
-    if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
-        s.cnt[C_ERR_CYCLE] = t
-        return ERR_CONSERVATION
     # credits: counter + flits in flight to the lane + flits in the lane + credits in flight == B
     held = s.scratch[0]
     held[:] = 0
@@ -91,6 +86,12 @@ def _check_invariants(s, p, topo, t):
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = out
             return ERR_CREDIT
+    on_links = 0
+    for slot in range(p.ring):
+        on_links += s.ev_flit_n[slot] + s.ev_eject_n[slot]
+    if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
+        s.cnt[C_ERR_CYCLE] = t
+        return ERR_CONSERVATION
     return ERR_OK
 
 

@@ -210,9 +210,12 @@ def describe_error(err: int, state, params, topo, knot: list | None = None) -> s
                 f"{', ...' if len(knot) > 12 else ''}")
     messages = {
         fs.ERR_CONSERVATION: f"flit conservation broken at cycle {t} (injected != delivered + in flight)",
-        fs.ERR_CREDIT: f"credit conservation broken at cycle {t} on {_lane_name(lane, params, topo)}",
+        fs.ERR_CREDIT: (f"credit conservation broken at cycle {t} on {_lane_name(-1 - lane, params, topo)} "
+                        "(its credits, the flits in flight to and held by the downstream lane, and the credits "
+                        f"returning do not add up to --buf {params.buf})"),
         fs.ERR_OVERFLOW: f"input lane overflow at cycle {t} on {_lane_name(lane, params, topo)} (packet {pkt})",
-        fs.ERR_ORDER: f"flits of packet {pkt} delivered out of order at cycle {t}",
+        fs.ERR_ORDER: (f"flits of packet {pkt} delivered out of order at cycle {t} at router "
+                       f"{int(state.pkt['dst'][pkt])} (its destination)"),
         fs.ERR_NO_ROUTE: f"routing gave no candidate for packet {pkt} at cycle {t} on {_lane_name(lane, params, topo)}",
     }
     return messages.get(err, f"engine error code {err} at cycle {t}")
