@@ -31,12 +31,12 @@ class PacketFields:
 
 def _validate_packet_options(cfg: PacketFields) -> None:
     """Reads the assembled Config's engine and pattern, which decide whether these apply."""
-    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
+    from netsim_fast.workloads import registry
 
     if cfg.engine == "flit":
         _reject_unless_default(cfg, PACKET_ONLY_OPTIONS, "applies to the packet engine only (pass --engine packet)")
         return
-    if cfg.pattern in FORWARDING_PATTERNS:
+    if cfg.pattern in registry.patterns("forwarding"):
         _reject_unless_default(cfg, PACKET_ONLY_OPTIONS,
                                f"does not apply to --pattern {cfg.pattern}: its forwarding rules send one packet per link and step on every port")
         return

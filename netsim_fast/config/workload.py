@@ -45,30 +45,31 @@ class WorkloadFields:
 
 def is_open_loop(cfg: WorkloadFields) -> bool:
     """True for the flit engine's synthetic patterns (uniform, transpose, ...)."""
-    from netsim_fast.workloads.synthetic import PATTERNS
+    from netsim_fast.workloads import registry
 
-    return cfg.pattern in PATTERNS
+    return cfg.pattern in registry.patterns("open-loop")
 
 
 # -- validation ----------------------------------------------------------------------------
 # Each check takes the assembled Config: a workload must fit the engine, the topology and its
-# size, the routing (forwarding patterns) and the run control (cycles, window).
+# size, the routing (forwarding patterns) and the run control (cycles, window). Pattern names
+# come from the registry the workload modules fill, imported inside the checks so that
+# importing config loads no workload module.
 
 
 def _validate_pattern_name(cfg: WorkloadFields) -> None:
-    from netsim_fast.workloads.finite import FINITE_PATTERNS, FORWARDING_PATTERNS
-    from netsim_fast.workloads.synthetic import PATTERNS
-    from netsim_fast.workloads.total_exchange import TE_PATTERNS
+    from netsim_fast.workloads import registry
 
-    every = PATTERNS + FINITE_PATTERNS + TE_PATTERNS + FORWARDING_PATTERNS
+    open_loop, finite, forwarding = (registry.patterns(kind) for kind in ("open-loop", "finite", "forwarding"))
+    every = registry.all_patterns()  # open-loop, finite, total-exchange, forwarding: the order users see
     if cfg.pattern is None:
         _set(cfg, "pattern", "random" if cfg.engine == "packet" else "uniform")
     if cfg.pattern not in every:
         raise unknown_choice("pattern", cfg.pattern, every)
-    if cfg.engine == "packet" and cfg.pattern in PATTERNS:
+    if cfg.engine == "packet" and cfg.pattern in open_loop:
         raise bad("pattern", cfg.pattern, "is open-loop traffic of the flit engine; the packet engine runs "
-                  f"{', '.join(FINITE_PATTERNS + FORWARDING_PATTERNS)} (or pass --engine flit)")
-    if cfg.engine == "flit" and cfg.pattern in FORWARDING_PATTERNS:
+                  f"{', '.join(finite + forwarding)} (or pass --engine flit)")
+    if cfg.engine == "flit" and cfg.pattern in forwarding:
         raise bad("pattern", cfg.pattern, "runs the forwarding rules of the packet engine; pass --engine packet")
 
 
@@ -86,12 +87,14 @@ def _validate_workload(cfg: WorkloadFields) -> None:
 
 def _validate_total_exchange(cfg: WorkloadFields) -> None:
     """``--grain-bytes`` and the checks of the total-exchange patterns (workloads/total_exchange.py)."""
-    from netsim_fast.workloads.total_exchange import TE_PATTERNS, check_config
+    from netsim_fast.workloads import registry
+    from netsim_fast.workloads.total_exchange import check_config
 
-    if cfg.pattern in TE_PATTERNS:
+    total_exchanges = registry.patterns("total-exchange")
+    if cfg.pattern in total_exchanges:
         check_config(cfg)
     elif cfg.grain_bytes is not None:
-        raise bad("grain-bytes", cfg.grain_bytes, f"applies to the total exchanges {', '.join(TE_PATTERNS)} only")
+        raise bad("grain-bytes", cfg.grain_bytes, f"applies to the total exchanges {', '.join(total_exchanges)} only")
 
 
 def _validate_open_loop(cfg: WorkloadFields) -> None:
@@ -120,9 +123,10 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
 
 def _validate_finite(cfg: WorkloadFields) -> None:
     """Options of the finite workloads (workloads/finite.py) and of gossip."""
-    from netsim_fast.workloads.finite import FORWARDING_PATTERNS, GOSSIP_PATTERNS, PHASED_PATTERNS
-    from netsim_fast.workloads.total_exchange import TE_PATTERNS
+    from netsim_fast.workloads import registry
 
+    forwarding, gossip = registry.patterns("forwarding"), registry.patterns("gossip")
+    stepped = registry.patterns("phased") + registry.patterns("total-exchange")  # what --sync gates
     pattern = cfg.pattern
     if pattern == "random":
         if cfg.messages is None:
@@ -139,17 +143,17 @@ def _validate_finite(cfg: WorkloadFields) -> None:
         raise bad("messages-file", cfg.messages_file, "applies to --pattern file only")
     if pattern == "embed-debruijn":
         _check_embedding(cfg)
-    if cfg.sync != "none" and pattern not in PHASED_PATTERNS + TE_PATTERNS:
-        raise bad("sync", cfg.sync, f"gates the steps of {', '.join(PHASED_PATTERNS + TE_PATTERNS)}; --pattern {pattern} has none")
-    if cfg.time_independent and pattern not in FORWARDING_PATTERNS:
+    if cfg.sync != "none" and pattern not in stepped:
+        raise bad("sync", cfg.sync, f"gates the steps of {', '.join(stepped)}; --pattern {pattern} has none")
+    if cfg.time_independent and pattern not in forwarding:
         raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
-    if pattern in GOSSIP_PATTERNS:
+    if pattern in gossip:
         if cfg.topology != "torus":
             raise bad("pattern", pattern, f"is gossip on a full-port torus (papers/003), not --topology {cfg.topology}; "
                       "pass --topology torus --dims n1,n2,...")
         if min(cfg.dims) < 3:
             raise bad("dims", cfg.dims, f"--pattern {pattern} needs every radix >= 3 (a radix-2 ring has one link here, the paper's has two)")
-    if pattern in FORWARDING_PATTERNS:
+    if pattern in forwarding:
         if cfg.routing != "minimal":
             raise bad("routing", cfg.routing, f"does not apply to --pattern {pattern}: it follows its own forwarding rules")
         _reject_unless_default(cfg, ("cycles", "window"),
