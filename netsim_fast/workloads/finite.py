@@ -20,7 +20,8 @@ Random choices come from ``numpy.random.default_rng(cfg.seed)``, the generator
 reproduces that graph's run exactly.
 
 ``gossip-ham`` and ``gossip-one`` are not message sets: they are forwarding-rule plans
-(``engine/gossip_run.py``) and are listed here only so that ``config.py`` knows every name.
+(``engine/gossip_run.py``) and are listed here only so that the pattern registry
+(``workloads/registry.py``), which ``Config`` asks, knows every name.
 """
 
 from __future__ import annotations
@@ -29,12 +30,17 @@ import numpy as np
 
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads import messages as wm
+from netsim_fast.workloads import registry
 
 FINITE_PATTERNS = ("random", "total-exchange", "permutation", "file", "embed-debruijn", "gossip-naive")
 FORWARDING_PATTERNS = ("gossip-ham", "gossip-one")
 GOSSIP_PATTERNS = ("gossip-ham", "gossip-one", "gossip-naive")
 # Shift-order workloads: step s (phase s - 1) sends u -> u + s; the flit engine's --sync gates steps.
 PHASED_PATTERNS = ("total-exchange", "gossip-naive")
+registry.register("finite", FINITE_PATTERNS)
+registry.register("forwarding", FORWARDING_PATTERNS)
+registry.register("gossip", GOSSIP_PATTERNS)
+registry.register("phased", PHASED_PATTERNS)
 
 
 def build_messages(cfg, n_nodes: int) -> tuple[wm.Messages, dict]:

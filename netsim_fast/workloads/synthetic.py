@@ -30,10 +30,12 @@ from __future__ import annotations
 import numpy as np
 
 from netsim_fast.errors import ConfigError
+from netsim_fast.workloads import registry
 
 CHUNK_CYCLES = 1024
 
 PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm")
+registry.register("open-loop", PATTERNS)
 _GRID_ONLY = ("tornado",)
 _POW2_ONLY = ("bitrev", "shuffle")
 

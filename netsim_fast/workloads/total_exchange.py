@@ -49,7 +49,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from netsim_fast.workloads import registry
+
 TE_PATTERNS = ("random-te", "shift-te", "pairwise-te", "indirect-te")
+registry.register("total-exchange", TE_PATTERNS)
 DEFAULT_GRAIN_BYTES = 32
 DEFAULT_PACKET_BYTES = 32  # cap of the default packet size (paper 004, Fig. 6)
 MAX_PACKETS = 50_000_000   # 64 bytes of engine state per packet: refuse beyond ~3 GB

@@ -1,0 +1,165 @@
+"""The engine, router and routing part of ``Config``.
+
+``engine`` picks the simulator (``flit`` or ``packet``; ``None`` describes a topology only). The
+routing must fit the topology and the engine, and defaults to ``dor`` on grids and ``minimal``
+elsewhere (``minimal`` everywhere on the packet engine). The router, flow-control and timing
+options are the flit engine's (``FLIT_ONLY_OPTIONS``); ``_validate_engine`` checks them, with
+the virtual-channel needs of the deadlock-free routings (dateline classes, escape VCs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from netsim_fast.checks import bad, parse_int_list, unknown_choice
+from netsim_fast.checks import require_int as _require_int
+from netsim_fast.config._helpers import set_field as _set
+from netsim_fast.config.topology import TopologyFields
+from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
+
+ENGINES = ("flit", "packet")
+ROUTERS = ("lanes", "iq")
+SWITCHINGS = ("wormhole", "vct")
+VC_REALLOCS = ("auto", "atomic", "eager")
+VC_ALLOCS = ("age", "rr")
+MAX_VCS = 32  # VC masks are machine words
+
+
+@dataclass(frozen=True, kw_only=True)
+class RouterFields:
+    """The engine, router and routing fields of ``Config`` (after the topology's)."""
+
+    # -- engine and router ------------------------------------------------------------------
+    engine: str | None = "flit"  # None: only the topology is described (netsim-fast topo)
+    router: str = "lanes"
+    routing: str | None = None
+    loops: int = 4
+    switching: str = "wormhole"
+    vcs: int = 4
+    buf: int = 8
+    out_buf: int = 2
+    t_link: int = 1
+    t_routing: int = 1
+    t_crossbar: int = 1
+    credit_delay: int = 1
+    headers_per_cycle: int = 1
+    eject_rate: int = 1
+    inject_vcs: tuple[int, ...] | None = None
+    vc_realloc: str = "auto"
+    vc_alloc: str = "age"
+
+
+# -- routing -------------------------------------------------------------------------------
+
+# Which topologies each routing fits. Grid routings need coordinates and ports per direction;
+# the BMG routers rely on the power-of-two jumps of the binomial graph.
+BMG_ROUTINGS = ("bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcount", "bmg-cbe", "bmg-equiclass", "chord")
+ROUTING_TOPOLOGIES = {
+    "dor": GRID_TOPOLOGIES,
+    "duato": GRID_TOPOLOGIES,
+    "dor-nodateline": GRID_TOPOLOGIES,
+    "minimal": TOPOLOGIES,
+    **{name: ("bmg",) for name in BMG_ROUTINGS},
+}
+
+
+def default_routing(topology: str, engine: str | None = "flit") -> str:
+    """``dor`` on grids and ``minimal`` elsewhere; ``minimal`` everywhere on the packet engine.
+
+    The packet engine routes from a table of all shortest-path next hops (papers/000's model
+    assumes shortest paths, and ``--path-choice random`` spreads packets over them); on grids
+    ``--routing dor`` gives it the flit engine's dimension-order path instead.
+    """
+    if engine == "packet":
+        return "minimal"
+    return "dor" if topology in GRID_TOPOLOGIES else "minimal"
+
+
+# Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
+# routers as one-port tables.
+PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
+
+# Options of the flit engine's routers, flow control and packet format.
+FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
+                     "credit_delay", "headers_per_cycle", "eject_rate", "inject_vcs", "packet_flits",
+                     "packet_bytes", "flit_bytes", "check_invariants", "sync")
+
+
+def needs_datelines(cfg: TopologyFields) -> bool:
+    """True when the topology has a ring dimension of radix > 2 (dateline VC classes)."""
+    from netsim_fast.routing import needs_datelines as routing_needs_datelines
+
+    return routing_needs_datelines(cfg.topology, cfg.dims)
+
+
+# -- validation ----------------------------------------------------------------------------
+# Each check takes the assembled Config: the routing must fit its topology and dims.
+
+
+def _validate_routing(cfg: RouterFields) -> None:
+    if cfg.routing is None:
+        _set(cfg, "routing", default_routing(cfg.topology, cfg.engine))
+    if cfg.routing not in ROUTING_TOPOLOGIES:
+        raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
+    fits = ROUTING_TOPOLOGIES[cfg.routing]
+    if cfg.topology not in fits:
+        raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
+    if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:
+        raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology), dor (tori, meshes, hypercubes) and the BMG routers (bmg)")
+    _require_int("loops", cfg.loops, 0, 64, " (equivalence-class loops of bmg-equiclass)")
+
+
+def _validate_engine(cfg: RouterFields) -> None:
+    """The flit engine's router, flow-control and timing options."""
+    if cfg.router not in ROUTERS:
+        raise unknown_choice("router", cfg.router, ROUTERS)
+    if cfg.switching not in SWITCHINGS:
+        raise unknown_choice("switching", cfg.switching, SWITCHINGS)
+    if cfg.vc_realloc not in VC_REALLOCS:
+        raise unknown_choice("vc-realloc", cfg.vc_realloc, VC_REALLOCS)
+    if cfg.vc_alloc not in VC_ALLOCS:
+        raise unknown_choice("vc-alloc", cfg.vc_alloc, VC_ALLOCS)
+    _require_int("vcs", cfg.vcs, 1, MAX_VCS)
+    _require_int("buf", cfg.buf, 1, 1 << 16, " flits per input lane")
+    _require_int("out-buf", cfg.out_buf, 1, 1 << 16, " flits per output lane")
+    for option in ("t_link", "t_routing", "t_crossbar", "credit_delay"):
+        _require_int(option, getattr(cfg, option), 1, 1000, " cycles")
+    _require_int("headers-per-cycle", cfg.headers_per_cycle, 0, 1 << 16, " (0 = unlimited)")
+    _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
+    if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS:
+        raise bad("routing", cfg.routing,
+                  f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)}")
+    datelines = needs_datelines(cfg)
+    if cfg.routing == "dor" and datelines and cfg.vcs % 2:
+        raise bad("vcs", cfg.vcs, "routing 'dor' on a torus needs an even number of VCs (two dateline classes of V/2); pass --vcs 2, 4, ...")
+    escape = 2 if datelines else 1
+    if cfg.routing == "duato" and cfg.vcs < escape + 1:
+        raise bad("vcs", cfg.vcs, f"routing 'duato' here needs --vcs >= {escape + 1} ({escape} escape VC(s) + at least 1 adaptive)")
+    _set(cfg, "inject_vcs", parse_int_list("inject_vcs", cfg.inject_vcs))
+    if cfg.inject_vcs is not None:
+        for vc in cfg.inject_vcs:
+            if not 0 <= vc < cfg.vcs:
+                raise bad("inject-vcs", cfg.inject_vcs, f"every VC must be in 0..{cfg.vcs - 1}")
+        problem = _first_hop_problem(cfg, set(cfg.inject_vcs), escape, datelines)
+        if problem:
+            raise bad("inject-vcs", cfg.inject_vcs, problem)
+
+
+def _first_hop_problem(cfg: RouterFields, allowed: set, escape: int, datelines: bool) -> str | None:
+    """Why some packet could never take its first hop with only ``allowed`` VCs, else None.
+
+    With datelines a packet whose first hop is a wrap-around link starts in class 1, so both
+    classes must be reachable (dor), or an adaptive VC, or both escape VCs (duato)."""
+    v = cfg.vcs
+    if cfg.routing == "dor" and datelines:
+        classes = (set(range(v // 2)), set(range(v // 2, v)))
+        if not all(allowed & c for c in classes):
+            return (f"routing 'dor' starts a packet in class 0 (VCs {sorted(classes[0])}) or, when its first hop "
+                    f"wraps around, class 1 (VCs {sorted(classes[1])}); include VCs of both")
+    if cfg.routing == "duato":
+        adaptive = set(range(escape, v))
+        if not allowed & adaptive and not set(range(escape)) <= allowed:
+            return (f"routing 'duato' needs an adaptive VC ({sorted(adaptive)}) or every escape VC "
+                    f"({sorted(range(escape))}) for a packet's first hop")
+    return None

@@ -1,0 +1,185 @@
+"""The topology part of ``Config``: which network, its size options, and their checks.
+
+This is all ``netsim-fast topo`` reads. ``_validate_topology`` normalises as it checks: a grid's
+``--k``/``--n`` become ``dims`` (a tuple of radices), a hypercube's ``--n`` becomes ``dims`` of
+2s, a de Bruijn graph's ``base`` defaults to 2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from netsim_fast.checks import bad, parse_int_list, unknown_choice
+from netsim_fast.checks import require_int as _require_int
+from netsim_fast.config._helpers import set_field as _set
+from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
+
+MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse early
+
+# Options each topology takes (besides --topology and the seeds).
+TOPOLOGY_OPTIONS = {
+    "torus": ("k", "n", "dims"),
+    "mesh": ("k", "n", "dims"),
+    "hypercube": ("n", "dims"),  # dims: only as a normalised Config carries it (all 2)
+    "rrg": ("nodes", "degree"),
+    "debruijn": ("nodes", "base"),
+    "bmg": ("nodes",),
+    "circulant": ("nodes", "jumps"),
+    "ring": ("nodes",),
+    "complete": ("nodes",),
+    "edgelist": ("file",),
+}
+_ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TopologyFields:
+    """The topology fields of ``Config`` (the first ones), and what derives from them."""
+
+    # -- topology --------------------------------------------------------------------------
+    topology: str = "torus"
+    k: int | None = None
+    n: int | None = None
+    dims: tuple[int, ...] | None = None
+    nodes: int | None = None
+    degree: int | None = None
+    base: int | None = None
+    jumps: tuple[int, ...] | None = None
+    file: str | None = None
+    graph_seed: int | None = None
+
+    # -- derived -----------------------------------------------------------------------------
+    @property
+    def radix(self) -> tuple[int, ...] | None:
+        """Radix per dimension of a grid topology (dimension 0 first), else None."""
+        return self.dims if self.topology in GRID_TOPOLOGIES else None
+
+    @property
+    def n_nodes(self) -> int | None:
+        if self.radix is not None:
+            return math.prod(self.radix)
+        return self.nodes
+
+
+# -- validation ----------------------------------------------------------------------------
+# Each check takes the assembled Config; only ``_validate_topology`` reads fields of another
+# concern (engine, pattern: the base of embed-debruijn's guest graph).
+
+
+def _validate_topology(cfg: TopologyFields) -> None:
+    kind = cfg.topology
+    if kind not in TOPOLOGIES:
+        raise unknown_choice("topology", kind, TOPOLOGIES)
+    _set(cfg, "dims", parse_int_list("dims", cfg.dims))
+    _set(cfg, "jumps", parse_int_list("jumps", cfg.jumps))
+    allowed = TOPOLOGY_OPTIONS[kind]
+    for option in _ALL_TOPOLOGY_OPTIONS:
+        if option == "base" and cfg.engine is not None and cfg.pattern == "embed-debruijn":
+            continue  # the base of the guest de Bruijn graph, checked with the workload
+        if option not in allowed and getattr(cfg, option) is not None:
+            takes = ", ".join(f"--{o}" for o in allowed)
+            raise bad(option, getattr(cfg, option), f"does not apply to --topology {kind} (it takes {takes})")
+    for option in ("k", "n", "nodes", "degree", "base"):
+        _require_int(option, getattr(cfg, option))
+    _TOPOLOGY_CHECKS[kind](cfg)
+    n_nodes = cfg.n_nodes
+    if n_nodes is not None and n_nodes > MAX_NODES:
+        raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
+                  f"{n_nodes} nodes exceed the limit of {MAX_NODES}")
+
+
+def _check_grid(cfg: TopologyFields) -> None:
+    if cfg.dims is not None:
+        if cfg.k is not None or cfg.n is not None:
+            raise bad("dims", cfg.dims, "give either --dims or --k/--n, not both")
+        for radix in cfg.dims:
+            if radix < 2:
+                raise bad("dims", cfg.dims, "every radix must be >= 2")
+        return
+    if cfg.k is None:
+        raise bad("k", None, f"--topology {cfg.topology} needs --k K (with --n N, default 2) or --dims k0,k1,...")
+    _require_int("k", cfg.k, 2, what=" (the radix of every dimension)")
+    n = 2 if cfg.n is None else cfg.n
+    _require_int("n", n, 1, what=" (the number of dimensions)")
+    if cfg.k ** n > MAX_NODES:
+        raise bad("k", cfg.k, f"{cfg.k}^{n} nodes exceed the limit of {MAX_NODES}")
+    _set(cfg, "dims", (cfg.k,) * n)
+    _set(cfg, "k", None)
+    _set(cfg, "n", None)
+
+
+def _check_hypercube(cfg: TopologyFields) -> None:
+    if cfg.dims is not None and cfg.n is None:  # a normalised Config rebuilt (replace, from_dict)
+        if any(k != 2 for k in cfg.dims):
+            raise bad("dims", cfg.dims, "a hypercube has radix 2 in every dimension; use --n N")
+        _set(cfg, "n", len(cfg.dims))
+    if cfg.n is None:
+        raise bad("n", None, "--topology hypercube needs --n N (2^N nodes)")
+    _require_int("n", cfg.n, 1, 20, " (the hypercube dimension)")
+    if cfg.dims is not None and cfg.dims != (2,) * cfg.n:
+        raise bad("dims", cfg.dims, f"does not describe the {cfg.n}-dimensional hypercube; give --n only")
+    _set(cfg, "dims", (2,) * cfg.n)
+    _set(cfg, "n", None)
+
+
+def _need_nodes(cfg: TopologyFields, low: int) -> None:
+    if cfg.nodes is None:
+        raise bad("nodes", None, f"--topology {cfg.topology} needs --nodes N")
+    _require_int("nodes", cfg.nodes, low, MAX_NODES, f" for --topology {cfg.topology}")
+
+
+def _check_rrg(cfg: TopologyFields) -> None:
+    _need_nodes(cfg, 3)
+    if cfg.degree is None:
+        raise bad("degree", None, "--topology rrg needs --degree R")
+    _require_int("degree", cfg.degree, 2, what=" (a connected regular graph needs degree >= 2)")
+    if cfg.degree >= cfg.nodes:
+        raise bad("degree", cfg.degree, f"must be < --nodes {cfg.nodes} (a simple graph has at most N-1 neighbours)")
+    if (cfg.nodes * cfg.degree) % 2:
+        raise bad("degree", cfg.degree, f"--nodes {cfg.nodes} times --degree {cfg.degree} is odd; an r-regular graph needs N*r even")
+
+
+def _check_debruijn(cfg: TopologyFields) -> None:
+    base = 2 if cfg.base is None else cfg.base
+    _require_int("base", base, 2)
+    _set(cfg, "base", base)
+    _need_nodes(cfg, 2)
+    size = 1
+    while size < cfg.nodes:
+        size *= base
+    if size != cfg.nodes:
+        raise bad("nodes", cfg.nodes, f"must be a power of --base {base} for --topology debruijn")
+
+
+def _check_circulant(cfg: TopologyFields) -> None:
+    _need_nodes(cfg, 3)
+    if cfg.jumps is None:
+        raise bad("jumps", None, "--topology circulant needs --jumps j1,j2,... (e.g. 1,2,5)")
+    for j in cfg.jumps:
+        if not 1 <= j < cfg.nodes:
+            raise bad("jumps", cfg.jumps, f"every jump must be in 1..{cfg.nodes - 1}")
+    g = cfg.nodes
+    for j in cfg.jumps:
+        g = math.gcd(g, j)
+    if g != 1:
+        raise bad("jumps", cfg.jumps, f"the graph is disconnected (gcd of jumps and --nodes {cfg.nodes} is {g}); include a jump coprime to the size")
+
+
+def _check_edgelist(cfg: TopologyFields) -> None:
+    if not cfg.file:
+        raise bad("file", None, "--topology edgelist needs --file PATH (one 'u v' link per line)")
+
+
+_TOPOLOGY_CHECKS = {
+    "torus": _check_grid,
+    "mesh": _check_grid,
+    "hypercube": _check_hypercube,
+    "rrg": _check_rrg,
+    "debruijn": _check_debruijn,
+    "bmg": lambda cfg: _need_nodes(cfg, 3),
+    "circulant": _check_circulant,
+    "ring": lambda cfg: _need_nodes(cfg, 3),
+    "complete": lambda cfg: _need_nodes(cfg, 2),
+    "edgelist": _check_edgelist,
+}

@@ -1,0 +1,195 @@
+"""The workload part of ``Config``: which traffic, how much, and the packet format.
+
+Open-loop patterns (the flit engine's synthetic traffic) take ``--rate`` and run in a measured
+window; finite workloads (message sets, total exchanges, gossip) run to completion and take
+their own options. ``--pattern`` defaults to ``uniform`` on the flit engine and ``random`` on
+the packet engine. The packet size (``--packet-flits`` or ``--packet-bytes``) is the flit
+engine's, checked here because a total exchange sets its default.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from netsim_fast.checks import bad, parse_int_list, unknown_choice
+from netsim_fast.checks import require_int as _require_int
+from netsim_fast.config._helpers import reject_unless_default as _reject_unless_default
+from netsim_fast.config._helpers import set_field as _set
+
+# Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
+OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
+                     "sample_period")
+SYNCS = ("none", "local", "global")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkloadFields:
+    """The workload fields of ``Config`` (after the engine's and router's)."""
+
+    # -- workload --------------------------------------------------------------------------
+    pattern: str | None = None  # default: uniform on the flit engine, random on the packet engine
+    rate: float = 0.1
+    packet_flits: int | None = None
+    packet_bytes: int | None = None
+    flit_bytes: int = 4
+    hotspot_fraction: float = 0.1
+    hotspot_nodes: tuple[int, ...] | None = None
+    messages: int | None = None  # random: messages per node (default 1)
+    messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
+    time_independent: bool = False  # gossip-ham / gossip-one without switching
+    sync: str = "none"  # phased finite workloads on the flit engine: none | local | global
+    grain_bytes: int | None = None  # total exchange (random-te, ...): bytes per ordered pair (default 32)
+
+
+def is_open_loop(cfg: WorkloadFields) -> bool:
+    """True for the flit engine's synthetic patterns (uniform, transpose, ...)."""
+    from netsim_fast.workloads import registry
+
+    return cfg.pattern in registry.patterns("open-loop")
+
+
+# -- validation ----------------------------------------------------------------------------
+# Each check takes the assembled Config: a workload must fit the engine, the topology and its
+# size, the routing (forwarding patterns) and the run control (cycles, window). Pattern names
+# come from the registry the workload modules fill, imported inside the checks so that
+# importing config loads no workload module.
+
+
+def _validate_pattern_name(cfg: WorkloadFields) -> None:
+    from netsim_fast.workloads import registry
+
+    open_loop, finite, forwarding = (registry.patterns(kind) for kind in ("open-loop", "finite", "forwarding"))
+    every = registry.all_patterns()  # open-loop, finite, total-exchange, forwarding: the order users see
+    if cfg.pattern is None:
+        _set(cfg, "pattern", "random" if cfg.engine == "packet" else "uniform")
+    if cfg.pattern not in every:
+        raise unknown_choice("pattern", cfg.pattern, every)
+    if cfg.engine == "packet" and cfg.pattern in open_loop:
+        raise bad("pattern", cfg.pattern, "is open-loop traffic of the flit engine; the packet engine runs "
+                  f"{', '.join(finite + forwarding)} (or pass --engine flit)")
+    if cfg.engine == "flit" and cfg.pattern in forwarding:
+        raise bad("pattern", cfg.pattern, "runs the forwarding rules of the packet engine; pass --engine packet")
+
+
+def _validate_workload(cfg: WorkloadFields) -> None:
+    if is_open_loop(cfg):
+        _validate_open_loop(cfg)
+    else:
+        _reject_unless_default(cfg, OPEN_LOOP_OPTIONS,
+                               f"applies to open-loop patterns only; --pattern {cfg.pattern} is a finite workload run to completion")
+        _validate_finite(cfg)
+    _validate_total_exchange(cfg)
+    if cfg.engine == "flit":
+        _validate_packet_size(cfg)
+
+
+def _validate_total_exchange(cfg: WorkloadFields) -> None:
+    """``--grain-bytes`` and the checks of the total-exchange patterns (workloads/total_exchange.py)."""
+    from netsim_fast.workloads import registry
+    from netsim_fast.workloads.total_exchange import check_config
+
+    total_exchanges = registry.patterns("total-exchange")
+    if cfg.pattern in total_exchanges:
+        check_config(cfg)
+    elif cfg.grain_bytes is not None:
+        raise bad("grain-bytes", cfg.grain_bytes, f"applies to the total exchanges {', '.join(total_exchanges)} only")
+
+
+def _validate_open_loop(cfg: WorkloadFields) -> None:
+    from netsim_fast.workloads.synthetic import check_pattern
+
+    for name in ("messages", "messages_file"):
+        if getattr(cfg, name) is not None:
+            raise bad(name, getattr(cfg, name), f"does not apply to the open-loop --pattern {cfg.pattern} (it takes --rate)")
+    if cfg.time_independent:
+        raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
+    n_nodes = cfg.n_nodes
+    if n_nodes is not None:
+        check_pattern(cfg.pattern, cfg.radix, n_nodes)
+    if isinstance(cfg.rate, bool) or not isinstance(cfg.rate, (int, float)) or not math.isfinite(cfg.rate):
+        raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
+    if not 0 <= cfg.rate <= 1:
+        raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
+    if not 0 <= cfg.hotspot_fraction <= 1:
+        raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
+    _set(cfg, "hotspot_nodes", parse_int_list("hotspot_nodes", cfg.hotspot_nodes) or (0,))
+    if n_nodes is not None:
+        for node in cfg.hotspot_nodes:
+            if not 0 <= node < n_nodes:
+                raise bad("hotspot-nodes", cfg.hotspot_nodes, f"node ids must be in 0..{n_nodes - 1}")
+
+
+def _validate_finite(cfg: WorkloadFields) -> None:
+    """Options of the finite workloads (workloads/finite.py) and of gossip."""
+    from netsim_fast.workloads import registry
+
+    forwarding, gossip = registry.patterns("forwarding"), registry.patterns("gossip")
+    stepped = registry.patterns("phased") + registry.patterns("total-exchange")  # what --sync gates
+    pattern = cfg.pattern
+    if pattern == "random":
+        if cfg.messages is None:
+            _set(cfg, "messages", 1)
+        _require_int("messages", cfg.messages, 1, 1 << 24, " messages per node")
+    elif cfg.messages is not None:
+        raise bad("messages", cfg.messages, f"applies to --pattern random only (--pattern {pattern} fixes who sends what)")
+    if pattern == "file":
+        if not cfg.messages_file:
+            raise bad("messages-file", None, "--pattern file needs --messages-file PATH (one 'src dst [release_cycle]' per line)")
+        if not os.path.isfile(cfg.messages_file):
+            raise bad("messages-file", cfg.messages_file, "no such file")
+    elif cfg.messages_file is not None:
+        raise bad("messages-file", cfg.messages_file, "applies to --pattern file only")
+    if pattern == "embed-debruijn":
+        _check_embedding(cfg)
+    if cfg.sync != "none" and pattern not in stepped:
+        raise bad("sync", cfg.sync, f"gates the steps of {', '.join(stepped)}; --pattern {pattern} has none")
+    if cfg.time_independent and pattern not in forwarding:
+        raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
+    if pattern in gossip:
+        if cfg.topology != "torus":
+            raise bad("pattern", pattern, f"is gossip on a full-port torus (papers/003), not --topology {cfg.topology}; "
+                      "pass --topology torus --dims n1,n2,...")
+        if min(cfg.dims) < 3:
+            raise bad("dims", cfg.dims, f"--pattern {pattern} needs every radix >= 3 (a radix-2 ring has one link here, the paper's has two)")
+    if pattern in forwarding:
+        if cfg.routing != "minimal":
+            raise bad("routing", cfg.routing, f"does not apply to --pattern {pattern}: it follows its own forwarding rules")
+        _reject_unless_default(cfg, ("cycles", "window"),
+                               f"does not apply to --pattern {pattern}: it runs to completion and its trace has one row per step")
+
+
+def _check_embedding(cfg: WorkloadFields) -> None:
+    base = 2 if cfg.base is None else cfg.base
+    _require_int("base", base, 2, what=" (the guest de Bruijn graph's base)")
+    _set(cfg, "base", base)
+    n_nodes = cfg.n_nodes
+    if n_nodes is None:  # an edge-list host: checked once the file is read (workloads/finite.py)
+        return
+    size = base
+    while size < n_nodes:
+        size *= base
+    if size != n_nodes:
+        raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
+                  f"--pattern embed-debruijn places a base-{base} de Bruijn graph on all {n_nodes} nodes, "
+                  f"so the node count must be a power of --base {base}")
+
+
+def _validate_packet_size(cfg: WorkloadFields) -> None:
+    _require_int("flit-bytes", cfg.flit_bytes, 1)
+    if cfg.packet_bytes is not None:
+        _require_int("packet-bytes", cfg.packet_bytes, 1)
+        flits = -(-cfg.packet_bytes // cfg.flit_bytes)
+        # both may be given when they agree: a normalised Config (a trace's, a sweep's) has both
+        if cfg.packet_flits is not None and cfg.packet_flits != flits:
+            raise bad("packet-bytes", cfg.packet_bytes,
+                      f"is {flits} flits of {cfg.flit_bytes} bytes, but --packet-flits is {cfg.packet_flits}; give one of them")
+        _set(cfg, "packet_flits", flits)
+    if cfg.packet_flits is None:
+        _set(cfg, "packet_flits", 8)
+    _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
+    if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
+        raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")
+    if cfg.sync not in SYNCS:
+        raise unknown_choice("sync", cfg.sync, SYNCS)
