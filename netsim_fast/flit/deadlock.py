@@ -186,49 +186,64 @@ def describe_channel(entity: int, params, n_lanes: int) -> dict:
 
 class Watchdog:
     """What the run loop does when the kernel's watchdog fires: prove a knot, or record
-    starvation and re-arm.
+    starvation and go on.
 
-    Re-arming sets the starved lanes' ``last`` to the current cycle (``last`` is read by the
-    watchdog only, so results do not change); their waits are kept here, so a lane that goes
-    on waiting is reported with its whole wait.
+    The kernel fires at every scan (each 64 cycles) while some lane has waited past the limit.
+    The wait-for graph is built when a lane crosses the limit for the first time with its
+    current packet, and otherwise at most every ``backoff`` cycles (64, doubling up to half the
+    limit) while the same lanes keep starving: a knot that forms among lanes already starving is
+    still found within half a limit, and a long starvation costs a numpy scan per fire, not a
+    graph. Nothing here writes the state, so a run's results never depend on the watchdog.
     """
 
     def __init__(self, params):
         self.params = params
         self.knot: list[dict] = []
-        self.started: dict = {}  # (kind, index) -> (front packet, cycle its wait began)
+        self.knot_last_move = None  # cycle the knot's channels last moved (the latest of them)
         self.starved: dict = {}  # (kind, index) -> longest wait seen
-        self.fires = 0
+        self.known: set = set()  # (kind, index, front packet) already analysed as starving
+        self.backoff = 64
+        self.next_analysis = 0
+        self.analyses = 0
         self.stuck_count = 0  # channels that can never move: the knot and those queued behind it
 
-    def confirm(self, state, topo) -> bool:
-        """True when the state holds a knot (a deadlock); else records starvation and re-arms."""
+    def _over_limit(self, state, t: int) -> list:
         from netsim_fast.flit.stages import flit_packet
 
+        limit = self.params.deadlock_cycles
+        out = []
+        inl = state.inl
+        for i in np.nonzero((inl["len"] > 0) & (t - inl["last"] >= limit))[0]:
+            out.append(("input", int(i), flit_packet(int(state.in_buf[i, inl["head"][i]])), int(inl["last"][i])))
+        if self.params.router == fs.ROUTER_LANES:
+            outl = state.outl
+            for i in np.nonzero((outl["len"] > 0) & (t - outl["last"] >= limit))[0]:
+                flit = int(state.ol_buf[i, outl["head"][i]]["flit"])
+                out.append(("output", int(i), flit_packet(flit), int(outl["last"][i])))
+        return out
+
+    def confirm(self, state, topo) -> bool:
+        """True when the state holds a knot (a deadlock); else records the starving lanes."""
         t = int(state.cnt[fs.C_ERR_CYCLE])
-        self.fires += 1
+        over = self._over_limit(state, t)
+        for kind, i, _, last in over:
+            self.starved[(kind, i)] = max(self.starved.get((kind, i), 0), t - last)
+        fronts = {(kind, i, pkt) for kind, i, pkt, _ in over}
+        if fronts <= self.known and t < self.next_analysis:
+            return False
+        self.analyses += 1
         graph = wait_for_graph(state, self.params, topo, t)
         knot = graph.knot()
         if knot:
             self.knot = [describe_channel(e, self.params, graph.n_lanes) for e in knot]
             self.stuck_count = len(graph.stuck())
+            lasts = [int(state.inl["last"][e]) if e < graph.n_lanes else int(state.outl["last"][e - graph.n_lanes])
+                     for e in knot]
+            self.knot_last_move = max(lasts)
             return True
-        limit = self.params.deadlock_cycles
-        inl, outl = state.inl, state.outl
-        for kind, records, fronts in (("input", inl, lambda i: state.in_buf[i, inl[i].head]),
-                                      ("output", outl, lambda i: state.ol_buf[i, outl[i].head]["flit"])):
-            if kind == "output" and self.params.router != fs.ROUTER_LANES:
-                continue
-            for i in np.nonzero((records["len"] > 0) & (t - records["last"] >= limit))[0]:
-                i = int(i)
-                pkt = flit_packet(int(fronts(i)))
-                key = (kind, i)
-                front, began = self.started.get(key, (None, None))
-                if front != pkt:
-                    began = int(records[i]["last"])
-                    self.started[key] = (pkt, began)
-                self.starved[key] = max(self.starved.get(key, 0), t - began)
-                records[i]["last"] = t
+        self.backoff = 64 if not fronts <= self.known else min(2 * self.backoff, max(self.params.deadlock_cycles // 2, 64))
+        self.known = fronts
+        self.next_analysis = t + self.backoff
         return False
 
     def report(self, state, n_lanes: int) -> dict:

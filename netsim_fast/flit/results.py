@@ -64,7 +64,7 @@ def latency_summary(created, injected, delivered, hops) -> dict:
 def watchdog_keys(run) -> dict:
     """What the deadlock watchdog found (flit/deadlock.py): the knot of a deadlock, and the
     longest wait and starved channels of waits that were not one."""
-    keys = ("deadlock_cycle", "starvation_max_wait", "starved_channels", "starved_channel_count")
+    keys = ("deadlock_cycle", "deadlock_last_move", "starvation_max_wait", "starved_channels", "starved_channel_count")
     return {k: run.extras.get(k) for k in keys}
 
 

@@ -177,6 +177,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                   latency_check=None if latency_limit is None else latency_limit.value)
     run.extras.update(watchdog.report(state, state.inl.shape[0]))
     run.extras["deadlock_cycle"] = watchdog.knot or None
+    run.extras["deadlock_last_move"] = watchdog.knot_last_move
     if err != fs.ERR_OK:
         run.stop_reason = "deadlock" if err == fs.ERR_DEADLOCK else "error"
         run.error = describe_error(err, state, params, topo, watchdog.knot)
