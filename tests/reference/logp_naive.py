@@ -1,6 +1,6 @@
 """Slow, obvious LogP machine: one Python loop iteration per time step, lists and dicts.
 
-Written from the event semantics in netsim_fast/engine/logp_machine.py's docstring (phases A-D
+Written from the event semantics in netsim_fast/logp/machine.py's docstring (phases A-D
 per step, FIFO acceptance, idle-time background acquisitions that never delay the program),
 not from the kernel's code. Small programs only.
 """
