@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.logp.machine import draw_delays, run
+from netsim_fast.logp.run import draw_delays, run
 from netsim_fast.workloads.logp_program import (OP_BACKGROUND, OP_COMPUTE, OP_RECV, OP_RECV_ALL,
                                              OP_SEND, OP_SET_REG, OP_WAIT_ALIGN, OP_WAIT_REG,
                                              OP_WAIT_UNTIL, ProgramBuilder)

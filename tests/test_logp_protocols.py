@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from netsim_fast.analytic import logp as model
 from netsim_fast.analytic.logp import LogPParams
 from netsim_fast.studies.logp import run_protocol
-from netsim_fast.logp.machine import run
+from netsim_fast.logp.run import run
 from netsim_fast.workloads.logp_program import OP_SEND
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads.hrelation import degree, h_relation

@@ -40,7 +40,8 @@ def _validate_packet_options(cfg: PacketFields) -> None:
         _reject_unless_default(cfg, PACKET_ONLY_OPTIONS,
                                f"does not apply to --pattern {cfg.pattern}: its forwarding rules send one packet per link and step on every port")
         return
-    from netsim_fast.packet.kernel import PATH_CHOICES, POLICIES
+    from netsim_fast.packet.paths import PATH_CHOICES
+    from netsim_fast.packet.state import POLICIES
 
     if cfg.policy is None:
         _set(cfg, "policy", "fifo")

@@ -89,7 +89,8 @@ def _arriving_flits(state, n_lanes: int) -> np.ndarray:
 
 def wait_for_graph(state, params, topo, t: int) -> WaitForGraph:
     """The wait-for graph of every channel holding flits at cycle ``t`` (see the module docstring)."""
-    from netsim_fast.flit.stages import candidate_rows, flit_packet, is_head
+    from netsim_fast.flit.flits import flit_packet, is_head
+    from netsim_fast.flit.route import candidate_rows
 
     inl, outl, pkts = state.inl, state.outl, state.pkt
     n_lanes = inl.shape[0]
@@ -208,7 +209,7 @@ class Watchdog:
         self.stuck_count = 0  # channels that can never move: the knot and those queued behind it
 
     def _over_limit(self, state, t: int) -> list:
-        from netsim_fast.flit.stages import flit_packet
+        from netsim_fast.flit.flits import flit_packet
 
         limit = self.params.deadlock_cycles
         out = []

@@ -5,6 +5,23 @@ ejection, link traversal, crossbar or (``iq``) switch allocation, then routing a
 allocation, then injection. Between cycles the kernel applies the stop rule, the deadlock
 watchdog and, in debug mode, the conservation checks. It returns an ``ERR_*`` code; the context
 of an error (cycle, lane, packet) is left in ``cnt[C_ERR_*]`` for ``engine.flit_run`` to report.
+
+The stages live along the pipeline: flit/traverse.py (arrivals, link, crossbar, iq switch),
+flit/eject.py (ejection), flit/route.py (routing units), flit/allocate.py (output-VC
+allocation), flit/source.py (release, injection), on the shared operations of flit/flits.py.
+Every stage takes the state ``s`` (``FlitState``), the parameters ``p`` (``FlitParams``) and
+the cycle ``t``, or (the per-router ``*_node`` stages, inlined into ``router_stages``) the
+arrays they touch and the router. Routers only touch their own lanes within a stage, so the
+visiting order of routers does not change the result; within a router, round-robin pointers
+fix the order.
+
+Speed notes (bench/flit_speed.py):
+- stage functions read the record arrays out of ``s`` once, at their top, and per-flit helpers
+  take plain arrays (a tuple argument would be unpacked member by member at every call);
+- no integer division on the per-flit path: ring pointers and round-robin indices wrap by
+  comparison, the lane a credit or a flit goes to is a constant field of the lane record, and
+  a flit carries its tail bit so the packet length is not looked up at every hop;
+- the time-series window index ``w`` and the ring slots are computed once per cycle.
 """
 
 from __future__ import annotations
@@ -12,12 +29,17 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.flit.stages import arrivals, eject_iq, eject_lanes, flit_packet, release, router_stages
+from netsim_fast.flit.allocate import allocate_vcs
+from netsim_fast.flit.eject import eject_iq, eject_lanes
+from netsim_fast.flit.flits import flit_packet
+from netsim_fast.flit.route import route_headers
+from netsim_fast.flit.source import inject_node, release
 from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
     C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
     ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
+from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch_node
 
 WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane)
 
@@ -110,6 +132,46 @@ def _sample_window(cnt, ts_in_flight, ts_queued, t, window):
     w = t // window
     ts_in_flight[w] = cnt[C_FLITS_IN] - cnt[C_FLITS_OUT]
     ts_queued[w] = cnt[C_QUEUED]
+
+
+@njit(**KERNEL_JIT)
+def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
+    """Stages 4-8 (lanes) or the switch stage and 7-8 (iq), router after router.
+
+    Within a cycle a router's stages 4-8 read only its own state and what earlier cycles
+    delivered (every link and credit delay is at least one cycle), so running all stages of one
+    router before the next gives the same result as running each stage over all routers, and
+    keeps the router's records in cache. Ejection stays a separate pass before this one because
+    a delivery can open a --sync global phase for every node's injection in the same cycle.
+    """
+    inl, in_buf, outl, ol_buf, ports, nodes, pkts = s.inl, s.in_buf, s.outl, s.ol_buf, s.port, s.node, s.pkt
+    conn_list, route_free, rows, inj, cnt = s.conn_list, s.route_free, s.rows, s.inj, s.cnt
+    ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
+    ev_eject, ev_eject_n, req_vc, req_out = s.ev_eject, s.ev_eject_n, s.req_vc, s.req_out
+    ts_link, ts_injected, va_lane, route_mask = s.ts_link, s.ts_injected, s.va_lane, s.route_mask
+    radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
+    lanes_router = p.router == ROUTER_LANES
+    for node in range(p.n_nodes):
+        if nodes[node].flits > 0:
+            if lanes_router:
+                link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
+                          arrival_slot, node)
+                crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t,
+                              credit_slot, node)
+            else:
+                switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_out, ev_flit,
+                            ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
+                            arrival_slot, credit_slot, eject_slot, node)
+        if nodes[node].waiting > 0:
+            route_headers(inl, in_buf, nodes, pkts, route_free, rows, radix, wrap, coord, dim_port, route_mask,
+                          p, t, node)
+            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, radix, wrap,
+                               coord, dim_port, route_mask, p, t, node)
+            if err != ERR_OK:
+                return err
+        inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node)
+    return ERR_OK
+
 
 
 @njit(**KERNEL_JIT)

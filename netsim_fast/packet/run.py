@@ -1,7 +1,7 @@
 """Python driver of the packet engine: validate, allocate, advance in batches, summarise.
 
 ``simulate_packets(topo, messages, ...)`` is the library entry point the ``run --engine
-packet`` command calls; cycle semantics are documented in ``engine/packet.py``.
+packet`` command calls; cycle semantics are documented in ``packet/kernel.py``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from netsim_fast.packet import kernel as pk
+from netsim_fast.packet import paths as ppath
+from netsim_fast.packet import state as pst
 from netsim_fast.packet.rng import seed_to_u64
 from netsim_fast.errors import ConfigError, DeadlockError, SimulationError
 from netsim_fast.routing.table import MinimalTable, build_minimal_table
@@ -153,7 +155,7 @@ def simulate_packets(
         A node sends on at most one link per cycle.
     queue_capacity : int
         0 = unbounded queues (the paper's model); C > 0 bounds the transit packets per link
-        queue with back-pressure (see engine/packet.py), and arms the deadlock watchdog.
+        queue with back-pressure (see packet/kernel.py), and arms the deadlock watchdog.
     seed : int
         Seeds every random choice of the kernel (same seed -> identical run).
     deadlock_cycles : int
@@ -182,8 +184,8 @@ def simulate_packets(
     SimulationError
         ``max_cycles`` reached.
     """
-    policy_code = _code(policy, pk.POLICIES, "policy")
-    path_code = _code(path_choice, pk.PATH_CHOICES, "path_choice")
+    policy_code = _code(policy, pst.POLICIES, "policy")
+    path_code = _code(path_choice, ppath.PATH_CHOICES, "path_choice")
     if int(queue_capacity) != queue_capacity or queue_capacity < 0:
         raise ConfigError(f"queue_capacity must be an integer >= 0 (0 = unbounded); got {queue_capacity!r}")
     if deadlock_cycles < 0:
@@ -215,37 +217,37 @@ def simulate_packets(
 
 def _link_packets(pkt, n_links: int) -> np.ndarray:
     """Packets that crossed each directed link: the first ``hops`` entries of every path row."""
-    paths = pkt[:, pk.PK_PATH:]
-    crossed = np.arange(paths.shape[1]) < pkt[:, pk.PK_HOPS, None]
+    paths = pkt[:, pst.PK_PATH:]
+    crossed = np.arange(paths.shape[1]) < pkt[:, pst.PK_HOPS, None]
     return np.bincount(paths[crossed], minlength=n_links).astype(np.int64)
 
 
 def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, deadlock_cycles,
          max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0,
          progress=None):
-    policy_code = pk.POLICIES[policy] if policy_code is None else policy_code
-    path_code = pk.PATH_CHOICES[path_choice] if path_code is None else path_code
+    policy_code = pst.POLICIES[policy] if policy_code is None else policy_code
+    path_code = ppath.PATH_CHOICES[path_choice] if path_code is None else path_code
     link_node, link_to, _ = topo.links()
     n_classes = 1
     max_len = int(table.dist[messages.src, messages.dst].max(initial=0))
-    if policy_code in (pk.POLICY_SRPF, pk.POLICY_LRPF):
+    if policy_code in (pst.POLICY_SRPF, pst.POLICY_LRPF):
         n_classes = max_len + 1
-        if n_classes > pk.MAX_CLASSES:
+        if n_classes > pst.MAX_CLASSES:
             raise ConfigError(
-                f"policy {policy!r} supports paths of at most {pk.MAX_CLASSES - 1} hops; this "
+                f"policy {policy!r} supports paths of at most {pst.MAX_CLASSES - 1} hops; this "
                 f"workload has a path of {max_len} hops; use fifo or random on this topology"
             )
     seed_u64 = seed_to_u64(seed)
-    state = pk.new_state(
+    state = pst.new_state(
         topo.link_id, link_node, link_to, messages.src, messages.dst, messages.release_cycle,
         max_len, policy=policy_code, one_port=one_port, queue_capacity=capacity,
         n_classes=n_classes, deadlock_cycles=deadlock_cycles if capacity > 0 else 0,
         seed_u64=seed_u64, batch_cycles=batch_cycles,
     )
     t0 = time.perf_counter()
-    order = pk.order_by_destination(messages.dst, topo.n_nodes)
-    pk.compute_paths(state.pkt, order, table.port_mask, np.ascontiguousarray(topo.link_id),
-                     np.ascontiguousarray(topo.nbr), path_code, np.uint64(seed_u64))
+    order = ppath.order_by_destination(messages.dst, topo.n_nodes)
+    ppath.compute_paths(state.pkt, order, table.port_mask, np.ascontiguousarray(topo.link_id),
+                        np.ascontiguousarray(topo.nbr), path_code, np.uint64(seed_u64))
     route_s = time.perf_counter() - t0
     series = ([], [], [])
     kernel_s = 0.0
@@ -253,25 +255,25 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
     while status == pk.RUNNING:
         todo = batch_cycles
         if max_cycles is not None:
-            todo = min(todo, max_cycles - int(state.counters[pk.C_CYCLE]))
+            todo = min(todo, max_cycles - int(state.counters[pst.C_CYCLE]))
             if todo <= 0:
                 break
         t0 = time.perf_counter()
         status = pk.advance(state, todo)
         kernel_s += time.perf_counter() - t0
-        filled = int(state.counters[pk.C_TS_LEN])
-        for store, col in zip(series, (pk.TS_QUEUED, pk.TS_SENT, pk.TS_DELIVERED)):
+        filled = int(state.counters[pst.C_TS_LEN])
+        for store, col in zip(series, (pst.TS_QUEUED, pst.TS_SENT, pst.TS_DELIVERED)):
             store.append(state.ts[:filled, col].copy())
         if progress is not None:
-            progress(int(state.counters[pk.C_CYCLE]), int(state.counters[pk.C_DELIVERED]),
+            progress(int(state.counters[pst.C_CYCLE]), int(state.counters[pst.C_DELIVERED]),
                      int(messages.src.size))
     names = {pk.DONE: "done", pk.ERR_DEADLOCK: "deadlock", pk.RUNNING: "max_cycles"}
     queued, sent, delivered = (np.concatenate(s) if s else np.zeros(0, np.int64) for s in series)
     result = PacketResult(
-        cycles=int(state.counters[pk.C_CYCLE]),
+        cycles=int(state.counters[pst.C_CYCLE]),
         packets=int(messages.src.size),
-        max_queue=int(state.counters[pk.C_MAX_QUEUE]),
-        packet_hops=int(state.counters[pk.C_HOPS]),
+        max_queue=int(state.counters[pst.C_MAX_QUEUE]),
+        packet_hops=int(state.counters[pst.C_HOPS]),
         sim_seconds=route_s + kernel_s,
         route_seconds=route_s,
         compile_seconds=compile_s,
@@ -279,18 +281,18 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         options={"policy": policy, "path_choice": path_choice, "one_port": bool(one_port),
                  "queue_capacity": capacity, "seed": int(seed)},
         src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
-        delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pk.PK_HOPS].copy(),
+        delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pst.PK_HOPS].copy(),
         delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
         link_packets=_link_packets(state.pkt, topo.n_links),
     )
     if status == pk.ERR_DEADLOCK:
         raise DeadlockError(
             f"deadlock: no packet moved for {deadlock_cycles} cycles at cycle {result.cycles} with "
-            f"{int(state.counters[pk.C_QUEUED])} packets queued (queue_capacity={capacity}); raise "
+            f"{int(state.counters[pst.C_QUEUED])} packets queued (queue_capacity={capacity}); raise "
             "queue_capacity or use unbounded queues (0)", result)
     if status == pk.RUNNING and result.packets:
         err = SimulationError(
-            f"max_cycles={max_cycles} reached with {result.packets - int(state.counters[pk.C_DELIVERED])} "
+            f"max_cycles={max_cycles} reached with {result.packets - int(state.counters[pst.C_DELIVERED])} "
             "packets undelivered; raise max_cycles")
         err.result = result
         raise err

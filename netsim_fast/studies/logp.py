@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 
 from netsim_fast.analytic.logp import LogPParams
-from netsim_fast.logp.machine import LogPResult, run
+from netsim_fast.logp.run import LogPResult, run
 from netsim_fast.errors import ConfigError
 from netsim_fast.workloads.hrelation import h_relation
 from netsim_fast.workloads.logp_protocols import (cb_program, deterministic_program,

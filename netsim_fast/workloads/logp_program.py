@@ -22,7 +22,7 @@ OP_WAIT_REG    idle until time ``register + a``
 OP_WAIT_ALIGN  idle until the first time ``t`` with ``t mod a == b``
 OP_SET_REG     register = current time + ``a``
 OP_BACKGROUND  from now on acquire messages of box ``a`` (``-1``: none) in idle time, see
-               ``logp_machine``
+               ``netsim_fast.logp.machine``
 ============== ===================================================================================
 
 The machine is a timing machine: data values (sums, sorted keys) are computed by the program

@@ -1,7 +1,7 @@
 """LogP programs of Bilardi et al.'s BSP-on-LogP protocols: CB tree, sort-based and randomized
 routing of h-relations.
 
-Each builder returns a ``BuiltProtocol``: the ``Program`` for ``engine.logp_machine.run`` and
+Each builder returns a ``BuiltProtocol``: the ``Program`` for ``netsim_fast.logp.run.run`` and
 an ``info`` dict with the paper's bound (``bound``) and, where the protocol runs on a schedule
 computed from the parameters, the worst-case time of that schedule under the machine's rules
 (``schedule_bound``). Data values (combined values, sorted keys, ranks) are computed here with

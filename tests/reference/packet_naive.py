@@ -1,4 +1,4 @@
-"""A slow, plain-Python packet engine written from the semantics in engine/packet.py.
+"""A slow, plain-Python packet engine written from the semantics in packet/kernel.py.
 
 Queues are Python lists kept sorted by an explicit order key; distances come from a BFS of
 its own; random numbers from a re-implementation of the SplitMix64 ``draw`` with Python

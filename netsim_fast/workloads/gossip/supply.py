@@ -13,13 +13,17 @@ carries a relay and which of the relay's feeds it forwards decides whether a com
 exists within the deadline (Theorem 7's count). We search it:
 
 1. per PU, every way to give each cycle it is off two free input links, with as few relays as
-   possible (an *option*);
+   possible (an *option*; supply_options.py);
 2. per relay link, which of the relay's direct feeds of that cycle it forwards (a *root*);
 3. the PUs whose feeds share a relayed stream form a *component*; it is in time if one 0-1
    program finds switching schedules that deliver every packet to every PU of the component by
-   the deadline (Hopcroft-Karp matching when nothing is shared);
+   the deadline (Hopcroft-Karp matching when nothing is shared; supply_timing.py);
 4. local search: while a component is late, try other options of its PUs and other roots of
    its relays, keep a change when fewer PUs are late.
+
+This module is the search itself: the state of a choice (``_Search``: options, roots, the
+components and which are late, updated one change at a time), the start (``_initial``), the
+moves and the descent (``search_feeds``), and the feeds it returns.
 
 Feeds are returned in the form ``feeds.assign_feeds`` uses (one ``Feed`` per stream, relays as
 extra tree edges), with time-independent roles set by ``feeds.orient_roles``.
@@ -30,155 +34,19 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix, csr_matrix, vstack
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from netsim_fast.workloads.gossip.feeds import SupplyError, free_links, orient_roles
+from netsim_fast.workloads.gossip.feeds import SupplyError, orient_roles
 from netsim_fast.workloads.gossip.plan import Feed, Ring
+from netsim_fast.workloads.gossip.supply_options import Problem
+from netsim_fast.workloads.gossip.supply_timing import chain_in_time, in_time
 
-MAX_OPTIONS = 64        # options kept per PU (fewest relays first)
-EXTRA_RELAYS = 2        # options may use this many relays more than the fewest possible
 MAX_PAIR_MOVES = 300    # joint option changes of two PUs tried per late component
-
-
-class _Problem:
-    """Static data of one plan: rings, who is on which ring, free links, per-PU options."""
-
-    def __init__(self, topo, rings: list[Ring]):
-        self.topo = topo
-        self.rings = rings
-        n_nodes = topo.n_nodes
-        self.on = np.zeros((n_nodes, len(rings)), bool)
-        for c, ring in enumerate(rings):
-            self.on[ring.nodes, c] = True
-        self.pos = [ring.position() for ring in rings]
-        self.content = [np.asarray(ring.slot_fwd) for ring in rings]
-        for ring in rings:
-            if np.diff(ring.slot_ptr).max() != 1:
-                raise ValueError("supply search expects one slot per PU")
-        carries = [bool(np.any(ct >= 0)) for ct in self.content]
-        free = free_links(topo, rings)
-        self.in_from = [[] for _ in range(n_nodes)]
-        for u, p in zip(*np.nonzero(free)):
-            self.in_from[int(topo.nbr[u, p])].append(int(u))
-        self.needs = [[c for c in np.flatnonzero(~self.on[v]) if carries[c]]
-                      for v in range(n_nodes)]
-        self.options = [self._options(v) for v in range(n_nodes)]
-
-    def _options(self, v: int) -> list[dict]:
-        """Assignments {in-neighbour: (ring, is_relay)} giving each need two links.
-
-        A neighbour relays a ring only if it can get that ring directly itself, and a PU that
-        can get a ring directly takes at least one direct feed of it, so every relay has a
-        direct feed to forward whatever the neighbours choose.
-        """
-        needs = [int(c) for c in self.needs[v]]
-        links = self.in_from[v]
-        if 2 * len(needs) > len(links):
-            raise SupplyError(f"PU {v} is off {len(needs)} rings but has only {len(links)} "
-                              f"free input links")
-        found = []
-
-        def usable(u, c):
-            if self.on[u, c]:
-                return True
-            return c in self.needs[u] and self.has_direct(u, c)
-
-        def rec(k, used, acc, relays):
-            if k == len(needs):
-                found.append((relays, dict(acc)))
-                return
-            c = needs[k]
-            must = self.has_direct(v, c)
-            for a, b in itertools.combinations([u for u in links if u not in used], 2):
-                if not (usable(a, c) and usable(b, c)):
-                    continue
-                add = [(u, (c, not self.on[u, c])) for u in (a, b)]
-                n_rel = sum(r for _, (_, r) in add)
-                if must and n_rel == 2:
-                    continue
-                acc.extend(add)
-                rec(k + 1, used | {a, b}, acc, relays + n_rel)
-                del acc[-2:]
-
-        rec(0, frozenset(), [], 0)
-        if not found:
-            raise SupplyError(f"PU {v} cannot get two feeds of each ring it is off within two "
-                              f"hops")
-        found.sort(key=lambda x: x[0])
-        best = found[0][0]
-        return [opt for n_rel, opt in found if n_rel <= best + EXTRA_RELAYS][:MAX_OPTIONS]
-
-    def has_direct(self, v: int, c: int) -> bool:
-        """A free link leads to ``v`` from a PU on ring ``c``."""
-        return any(self.on[u, c] for u in self.in_from[v])
-
-    def stream(self, c: int, root: int, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
-        """Packets the root sends forward / backward at levels 0 .. n_levels-1 (-1 empty)."""
-        m = self.content[c].size
-        x = self.pos[c][root]
-        k = np.arange(n_levels)
-        return self.content[c][(x - k) % m], self.content[c][(x + k) % m]
-
-
-def in_time(prob: _Problem, comp: list, pairs: dict, feeds: dict, deadline: int) -> bool:
-    """Can switching schedules deliver every packet to every pair of ``comp`` by ``deadline``?
-
-    A feed at depth ``h`` of a PU delivers level ``k`` (the packet ``k`` positions behind or
-    ahead of its root, the root's choice) in step ``k + h``. One level, one packet per feed.
-    """
-    keys = sorted({k for vc in comp for k, _ in pairs[vc]})
-    n_lev = {k: deadline - min(h for vc in comp for kk, h in pairs[vc] if kk == k) + 1
-             for k in keys}
-    if any(n <= 0 for n in n_lev.values()):
-        return False
-    streams = {k: prob.stream(feeds[k][0], feeds[k][1], n_lev[k]) for k in keys}
-    base, off = {}, 0
-    for k in keys:
-        base[k] = off
-        off += 2 * n_lev[k]
-    rows, cols = [], []
-    n_con = 0
-    for (v, c) in comp:
-        need = np.setdiff1d(prob.content[c][prob.content[c] >= 0], [v])
-        if need.size == 0:
-            continue
-        row_of = np.full(int(prob.content[c].max()) + 2, -1, np.int64)
-        row_of[need] = np.arange(need.size)
-        got = np.zeros(need.size, bool)
-        for k, h in pairs[(v, c)]:
-            n = deadline - h + 1
-            for o in range(2):
-                r = row_of[streams[k][o][:n]]          # empty slots (-1) hit the last entry
-                sel = r >= 0
-                got[r[sel]] = True
-                rows.append(n_con + r[sel])
-                cols.append(base[k] + 2 * np.flatnonzero(sel) + o)
-        if not got.all():
-            return False
-        n_con += need.size
-    if n_con == 0:
-        return True
-    rows = np.concatenate(rows)
-    cols = np.concatenate(cols)
-    if len(comp) == 1:        # nothing shared: a bipartite matching decides
-        graph = csr_matrix((np.ones(rows.size), (rows, cols // 2)), shape=(n_con, off // 2))
-        return bool(np.all(maximum_bipartite_matching(graph, perm_type="column") >= 0))
-    cover = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n_con, off))
-    one = coo_matrix((np.ones(off), (np.arange(off) // 2, np.arange(off))), shape=(off // 2, off))
-    a = vstack([cover, one]).tocsr()
-    lb = np.concatenate([np.ones(n_con), np.zeros(off // 2)])
-    ub = np.concatenate([np.full(n_con, np.inf), np.ones(off // 2)])
-    res = milp(np.zeros(off), constraints=LinearConstraint(a, lb, ub),
-               integrality=np.ones(off), bounds=Bounds(0, 1))
-    return res.status == 0
 
 
 class _Search:
     """Options, relay roots and the late pairs they cause, updated one change at a time."""
 
-    def __init__(self, prob: _Problem, deadline: int):
+    def __init__(self, prob: Problem, deadline: int):
         self.prob = prob
         self.deadline = deadline
         n = prob.topo.n_nodes
@@ -331,7 +199,7 @@ def search_feeds(topo, rings: list[Ring], deadline: int, max_rounds: int = 20,
     deadline the search met (None if none within ``max_extra``) and the number of (PU, ring)
     pairs it left late at the original ``deadline``.
     """
-    prob = _Problem(topo, rings)
+    prob = Problem(topo, rings)
     search = _Search(prob, deadline)
     best = None
     for axis in range(topo.n_dims):
@@ -426,32 +294,14 @@ def _chain_moves(search: _Search, v: int, c: int):
             key = (search.deadline, v, c, tuple(item[:3] for item in combo))
             ok = search.verdict.get(key)
             if ok is None:
-                ok = search.verdict[key] = _chain_in_time(prob, v, c, combo, search.deadline)
+                ok = search.verdict[key] = chain_in_time(prob, v, c, combo, search.deadline)
             if ok:
                 opts = {v: o}
                 opts.update({item[0]: item[3] for item in combo if item[1] is not None})
                 yield opts, {(item[0], v, c): item[2] for item in combo if item[1] is not None}
 
 
-def _chain_in_time(prob: _Problem, v: int, c: int, combo, deadline: int) -> bool:
-    """``in_time`` for PU ``v``'s pair of ring ``c`` and the pairs of its relays."""
-    feeds, pairs = {}, {(v, c): []}
-    for item in combo:
-        u = item[0]
-        if item[1] is None:
-            feeds[(u, v, c)] = [c, u, [(u, v)]]
-            pairs[(v, c)].append(((u, v, c), 1))
-            continue
-        _, own, x, _ = item
-        pairs[(u, c)] = []
-        for w in own:
-            feeds[(w, u, c)] = [c, w, [(w, u)]]
-            pairs[(u, c)].append(((w, u, c), 1))
-        pairs[(v, c)].append(((x, u, c), 2))
-    return in_time(prob, sorted(pairs), pairs, feeds, deadline)
-
-
-def _initial(prob: _Problem, axis: int) -> list:
+def _initial(prob: Problem, axis: int) -> list:
     """Options with the most relay links along ``axis`` (a uniform pattern: neighbours relay
     for each other alike), then greedy passes that spread relay duties so that a relay serves
     one PU per ring where possible."""

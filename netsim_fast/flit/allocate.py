@@ -1,0 +1,140 @@
+"""Stage 7 (b) of docs/flit-engine.md: output-VC allocation, routed headers taking free output
+lanes/VCs.
+
+``allocate_vcs`` visits a router's routed waiting headers (``inl.route_done`` reached), oldest
+packet first (``--vc-alloc age``, by ``inl.age``) or round-robin (``node.rr_va``), sorted in
+the scratch ``s.va_lane``; it retries a header only when one of its candidate ports
+(``inl.cand``) changed since its last attempt (``node.dirty``, set by the stages that free an
+output lane, VC or credit) or when it is new (``node.va_wake``). ``choose_output`` picks the
+free output lane/VC (``s.outl``: owner, fill, credits) among the routing function's rows; on
+success the input lane is connected (flit/flits.py ``connect``) and usable from the next cycle
+(``inl.ready``). A header without any candidate row is an ``ERR_NO_ROUTE``.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
+from netsim_fast.flit.flits import connect, flit_packet
+from netsim_fast.flit.route import candidate_rows
+from netsim_fast.flit.state import (
+    C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_NO_ROUTE, ERR_OK, NONE, ROUTER_LANES, VC_ALLOC_AGE, VC_ALLOC_RR,
+)
+
+UNLIMITED_SPACE = 1 << 30
+
+
+@njit(**KERNEL_JIT)
+def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_router, vct, length,
+                  from_source, inject_mask, atomic_mask):
+    """The free output lane/VC a header takes (stage 7), or NONE.
+
+    Rows of priority 0 are tried before priority 1; within a priority the candidate with the
+    most free space wins, ties to the lowest port, then the lowest VC (rows come in port order).
+    """
+    local = n_ports - 1
+    for prio in range(2):
+        best, best_space = NONE, -1
+        for r in range(n_rows):
+            if rows[r, 3] != prio:
+                continue
+            port = rows[r, 0]
+            to_local = port == local
+            for vc in range(rows[r, 1], rows[r, 2] + 1):
+                if from_source and not to_local and not (inject_mask >> vc) & 1:
+                    continue
+                out = (node * n_ports + port) * n_vcs + vc
+                if outl[out].owner != NONE:
+                    continue
+                held = outl[out].len if lanes_router else 0
+                if lanes_router and held >= out_buf:
+                    continue
+                # atomic reallocation: the previous packet has fully left the downstream buffer
+                # (its tail credit is back) and the output lane
+                if (atomic_mask >> vc) & 1 and not to_local and (outl[out].credits != buf or held > 0):
+                    continue
+                if vct and not to_local and outl[out].credits - held < length:
+                    continue
+                if to_local:
+                    space = UNLIMITED_SPACE
+                elif lanes_router:
+                    space = outl[out].credits + out_buf - held
+                else:
+                    space = outl[out].credits
+                if space > best_space:
+                    best, best_space = out, space
+        if best != NONE:
+            return best
+    return NONE
+
+
+@njit(**KERNEL_INLINE)
+def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, radix, wrap, coord, dim_port,
+                 route_mask, p, t, node):
+    """Stage 7 (b) at one router: routed headers request output VCs, oldest packet first (or
+    round-robin). Returns an error code."""
+    n_ports, v = p.n_ports, p.n_vcs
+    per_node = n_ports * v
+    base = node * per_node
+    local = n_ports - 1
+    lanes_router = p.router == ROUTER_LANES
+    # (b) output-VC allocation among routed headers. An attempt depends only on the router's
+    # output VCs at the header's candidate ports (owner, output-lane fill, credits where they
+    # matter): a header is retried only when one of its ports changed since its last attempt
+    # ("dirty"), or in its first eligible cycle; a skipped header would fail again, so results
+    # are exactly those of retrying every header every cycle, at a fraction of the cost.
+    dirty = nodes[node].dirty
+    if dirty == 0 and nodes[node].va_wake == 0:
+        return ERR_OK
+    nodes[node].dirty = 0
+    nodes[node].va_wake = 0
+    start = nodes[node].rr_va if p.vc_alloc == VC_ALLOC_RR else 0
+    n = 0
+    for j in range(per_node):
+        li = start + j
+        if li >= per_node:
+            li -= per_node
+        lane = base + li
+        if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done == NONE:
+            continue
+        if inl[lane].route_done > t:
+            nodes[node].va_wake = 1  # eligible in a later cycle: look again then
+        elif inl[lane].route_done == t or (inl[lane].cand & dirty) != 0:
+            va_lane[n] = lane
+            n += 1
+    if p.vc_alloc == VC_ALLOC_AGE and n > 1:
+        # insertion sort, longest in the network first: by injection cycle (not creation: past
+        # saturation packets age in the source queues, and would then outrank transit traffic),
+        # then lowest packet id
+        for i in range(1, n):
+            lane = va_lane[i]
+            age, pkt = inl[lane].age, flit_packet(in_buf[lane, inl[lane].head])
+            k = i - 1
+            while k >= 0:
+                other = va_lane[k]
+                if inl[other].age < age or (inl[other].age == age and flit_packet(in_buf[other, inl[other].head]) < pkt):
+                    break
+                va_lane[k + 1] = other
+                k -= 1
+            va_lane[k + 1] = lane
+    for i in range(n):
+        lane = va_lane[i]
+        pkt = flit_packet(in_buf[lane, inl[lane].head])
+        n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows)
+        if n_rows == 0:
+            cnt[C_ERR_CYCLE] = t
+            cnt[C_ERR_LANE] = lane
+            cnt[C_ERR_PKT] = pkt
+            return ERR_NO_ROUTE
+        out = choose_output(outl, rows, n_rows, node, n_ports, v, p.buf, p.out_buf, lanes_router, p.vct,
+                            pkts[pkt].len, lane - base >= local * v, p.inject_mask, p.atomic_mask)
+        if out != NONE:
+            connect(inl, outl, nodes, conn_list, lane, node, out)
+            # usable from the next cycle, and not before this lane's crossbar path is free again
+            if inl[lane].ready < t + 1:
+                inl[lane].ready = t + 1
+            nodes[node].waiting -= 1
+            if p.vc_alloc == VC_ALLOC_RR:
+                nodes[node].rr_va = lane - base + 1 if lane - base + 1 < per_node else 0
+    return ERR_OK

@@ -1,0 +1,130 @@
+"""Ejection: flits reaching their destination node (stage 3 of ``lanes``, the local port of
+the switch stage of ``iq``), and what a delivery counts (docs/flit-engine.md).
+
+- ``eject_lanes`` (``lanes``): each node takes up to ``E`` ready flits from its local output
+  lanes (``s.outl``, ``s.ol_buf``), round-robin (``node.rr_eject``);
+- ``eject_iq`` (``iq``): flits the switch sent to a local port ``T_crossbar`` cycles ago wait in
+  the ring ``s.ev_eject`` and are delivered now;
+- ``deliver`` writes the packet's delivery cycles (``s.pkt``), the counters ``s.cnt`` and the
+  accepted-flit series ``s.ts_accepted``; ``complete_phase`` counts a delivered tail for its
+  phase (``s.recv_got``, ``s.phase_got``) and opens the next phase (``node.phase``,
+  ``cnt[C_GLOBAL_PHASE]``) under ``--sync``.
+
+Ejection runs as its own pass over all nodes before ``router_stages``: a delivery can open a
+``--sync global`` phase for every node's injection in the same cycle.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit
+from netsim_fast.flit.state import (
+    C_DELIVERED, C_ERR_CYCLE, C_ERR_PKT, C_FLITS_OUT, C_GLOBAL_PHASE, C_LAST_DELIVERY, C_WIN_FLITS_OUT,
+    C_WIN_OPEN, ERR_OK, ERR_ORDER, NONE, SYNC_NONE,
+)
+
+
+@njit(**KERNEL_JIT)
+def deliver(pkts, ts_accepted, cnt, w, win_start, win_end, debug, flit, when):
+    """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code."""
+    pkt = flit_packet(flit)
+    seq = (flit & CODE_MASK) >> 1
+    if debug and seq != pkts[pkt].ejected:
+        cnt[C_ERR_CYCLE] = when
+        cnt[C_ERR_PKT] = pkt
+        return ERR_ORDER
+    pkts[pkt].ejected += 1
+    cnt[C_FLITS_OUT] += 1
+    ts_accepted[w] += 1
+    if when >= win_start and when < win_end:
+        cnt[C_WIN_FLITS_OUT] += 1
+    if seq == 0:
+        pkts[pkt].head_del = when
+    if is_tail(flit):
+        pkts[pkt].tail_del = when
+        cnt[C_DELIVERED] += 1
+        if when > cnt[C_LAST_DELIVERY]:
+            cnt[C_LAST_DELIVERY] = when
+        rel = pkts[pkt].release
+        if rel >= win_start and rel < win_end:
+            cnt[C_WIN_OPEN] -= 1
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, pkt):
+    """A packet's tail was delivered: count it for its phase and open the next phase when the
+    receiving node (--sync local) or the whole network (--sync global) has all of this one."""
+    f = pkts[pkt].phase
+    node = pkts[pkt].dst
+    recv_got[node, f] += 1
+    last = recv_need.shape[1] - 1
+    while nodes[node].phase < last and recv_got[node, nodes[node].phase] == recv_need[node, nodes[node].phase]:
+        nodes[node].phase += 1
+    phase_got[f] += 1
+    while cnt[C_GLOBAL_PHASE] < last and phase_got[cnt[C_GLOBAL_PHASE]] == phase_need[cnt[C_GLOBAL_PHASE]]:
+        cnt[C_GLOBAL_PHASE] += 1
+
+
+@njit(**KERNEL_JIT)
+def eject_lanes(s, p, t, w):
+    """Stage 3: each node takes up to E ready flits from its local output lanes, round-robin."""
+    outl, ol_buf, ports, nodes, pkts = s.outl, s.ol_buf, s.port, s.node, s.pkt
+    ts_accepted, cnt = s.ts_accepted, s.cnt
+    recv_need, recv_got, phase_need, phase_got = s.recv_need, s.recv_got, s.phase_need, s.phase_got
+    local, v, depth = p.n_ports - 1, p.n_vcs, p.out_buf
+    for node in range(p.n_nodes):
+        link = node * p.n_ports + local
+        if ports[link].queued == 0:
+            continue
+        base = link * v
+        for _ in range(p.eject_rate):
+            vc = nodes[node].rr_eject
+            served = NONE
+            for _j in range(v):
+                out = base + vc
+                if outl[out].len > 0 and (p.t_crossbar == 1 or ol_buf[out, outl[out].head].ready <= t):
+                    served = vc
+                    break
+                vc += 1
+                if vc == v:
+                    vc = 0
+            if served == NONE:
+                break
+            out = base + served
+            pos = outl[out].head
+            outl[out].head = 0 if pos + 1 == depth else pos + 1
+            if outl[out].len == depth:  # no longer full: it may be free for a waiting header
+                nodes[node].dirty |= port_bit(local)
+            outl[out].len -= 1
+            outl[out].last = t
+            ports[link].queued -= 1
+            nodes[node].flits -= 1
+            nodes[node].rr_eject = 0 if served + 1 == v else served + 1
+            flit = ol_buf[out, pos].flit
+            err = deliver(pkts, ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
+            if err != ERR_OK:
+                return err
+            if is_tail(flit) and p.sync != SYNC_NONE:
+                complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def eject_iq(s, p, t, w):
+    """Flits that crossed to a local port ``T_crossbar`` cycles ago reach their node now (iq)."""
+    pkts, nodes, ts_accepted, cnt = s.pkt, s.node, s.ts_accepted, s.cnt
+    recv_need, recv_got, phase_need, phase_got = s.recv_need, s.recv_got, s.phase_need, s.phase_got
+    ev_eject, ev_eject_n = s.ev_eject, s.ev_eject_n
+    now = t % p.ring
+    for i in range(ev_eject_n[now]):
+        flit = ev_eject[now, i]
+        err = deliver(pkts, ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
+        if err != ERR_OK:
+            return err
+        if is_tail(flit) and p.sync != SYNC_NONE:
+            complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
+    ev_eject_n[now] = 0
+    return ERR_OK

@@ -1,0 +1,131 @@
+"""Flits, lanes and connections: the small operations every stage of the flit engine shares.
+
+- flit codes (``make_flit``, ``flit_packet``, ``is_head``, ``is_tail``): a buffered flit is one
+  int64, ``packet << 32 | seq << 1 | is_tail`` (flit/state.py), so the packet length is not
+  looked up at every hop;
+- input lanes (``push_input``, ``pop_input``): ring FIFOs in ``s.in_buf`` described by
+  ``s.inl``; a head reaching the front of an idle lane counts in ``s.node`` as waiting for
+  routing (``waiting``, ``unrouted``);
+- the event rings (``schedule_flit``, ``schedule_credit``): a flit or a credit in flight is
+  written into ``s.ev_flit`` / ``s.ev_credit`` at the ring slot of its arrival cycle, where
+  stage 1 (flit/traverse.py) takes it;
+- connections (``connect`` in VC allocation, ``release_connection`` when the tail leaves): an
+  input lane bound to an output lane/VC (``inl.out``, ``outl.owner``), listed in the router's
+  ``s.conn_list``; ``port_bit`` marks the output ports whose change may free a waiting header
+  (``node.dirty``).
+
+All take plain arrays, never the state tuple (flit/kernel.py, speed notes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.state import NONE
+
+CODE_MASK = 0xFFFFFFFF
+
+
+@njit(**KERNEL_JIT)
+def make_flit(pkt, seq, length):
+    """A buffered flit: ``packet << 32 | seq << 1 | is_tail``."""
+    return (np.int64(pkt) << 32) | (np.int64(seq) << 1) | (1 if seq == length - 1 else 0)
+
+
+@njit(**KERNEL_JIT)
+def flit_packet(flit):
+    return np.int32(flit >> 32)
+
+
+@njit(**KERNEL_JIT)
+def is_head(flit):
+    return (flit & CODE_MASK) < 2
+
+
+@njit(**KERNEL_JIT)
+def is_tail(flit):
+    return (flit & 1) == 1
+
+
+@njit(**KERNEL_JIT)
+def port_bit(port):
+    """Bit of a port in the candidate and dirty masks (ports 63 and above share bit 63)."""
+    return np.int64(1) << min(port, 63)
+
+
+@njit(**KERNEL_JIT)
+def push_input(inl, in_buf, nodes, lane, flit, t):
+    """Append a flit to an input lane; a head reaching the front of an idle lane waits for routing."""
+    n = inl[lane].len
+    pos = inl[lane].head + n
+    if pos >= in_buf.shape[1]:
+        pos -= in_buf.shape[1]
+    in_buf[lane, pos] = flit
+    inl[lane].len = n + 1
+    node = inl[lane].node
+    nodes[node].flits += 1
+    if n == 0:
+        inl[lane].last = t
+        if inl[lane].out == NONE:
+            nodes[node].waiting += 1
+            nodes[node].unrouted += 1
+
+
+@njit(**KERNEL_JIT)
+def pop_input(inl, in_buf, lane, t):
+    """Remove and return the front flit of an input lane."""
+    pos = inl[lane].head
+    nxt = pos + 1
+    inl[lane].head = 0 if nxt == in_buf.shape[1] else nxt
+    inl[lane].len -= 1
+    inl[lane].last = t
+    return in_buf[lane, pos]
+
+
+@njit(**KERNEL_JIT)
+def schedule_credit(ev_credit, ev_credit_n, target, slot):
+    if target == NONE:
+        return  # local input lane: the node sees its lanes directly
+    ev_credit[slot, ev_credit_n[slot]] = target
+    ev_credit_n[slot] += 1
+
+
+@njit(**KERNEL_JIT)
+def schedule_flit(ev_flit, ev_flit_n, lane, flit, slot):
+    k = ev_flit_n[slot]
+    ev_flit[slot, k, 0] = lane
+    ev_flit[slot, k, 1] = flit
+    ev_flit_n[slot] = k + 1
+
+
+@njit(**KERNEL_JIT)
+def connect(inl, outl, nodes, conn_list, lane, node, out):
+    """Bind input ``lane`` to output lane/VC ``out`` and list it among the router's connections."""
+    inl[lane].out = out
+    outl[out].owner = lane
+    k = nodes[node].conn_n
+    conn_list[node, k] = lane
+    inl[lane].conn_pos = k
+    nodes[node].conn_n = k + 1
+
+
+@njit(**KERNEL_JIT)
+def release_connection(inl, outl, nodes, conn_list, lane, node, out):
+    """The tail left ``lane``: free the output lane/VC; a following head now waits for routing.
+    The last connection of the router's list takes the freed position."""
+    outl[out].owner = NONE
+    nodes[node].dirty |= port_bit(outl[out].port)
+    inl[lane].out = NONE
+    inl[lane].route_done = NONE
+    if inl[lane].len > 0:
+        nodes[node].waiting += 1
+        nodes[node].unrouted += 1
+    k = inl[lane].conn_pos
+    last = nodes[node].conn_n - 1
+    moved = conn_list[node, last]
+    conn_list[node, k] = moved
+    inl[moved].conn_pos = k
+    inl[lane].conn_pos = NONE
+    nodes[node].conn_n = last

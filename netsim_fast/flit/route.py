@@ -1,0 +1,77 @@
+"""Stage 7 (a) of docs/flit-engine.md: the routing units compute the routes of new headers.
+
+``route_headers`` lets each router's ``H`` routing units (``s.route_free``: the cycle each is
+free again) take unrouted waiting input lanes round-robin (``node.rr_route``); a header taken
+gets the cycle it may first request an output VC (``inl.route_done``), its packet's injection
+cycle (``inl.age``, the key of age-ordered allocation) and the bit mask of its candidate ports
+(``inl.cand``), and wakes the router's VC allocation (``node.va_wake``, flit/allocate.py).
+
+``candidate_rows`` is the routing function at a router (``netsim_fast.routing``): the rows
+(port, first VC, last VC, priority) of ``s.rows`` a header may take, the local port at its
+destination. VC allocation asks it again at each attempt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
+from netsim_fast.flit.flits import flit_packet, port_bit
+from netsim_fast.flit.state import NONE
+from netsim_fast.routing.dispatch import next_hops
+
+
+@njit(**KERNEL_JIT)
+def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows):
+    """The routing function's rows for packet ``pkt``'s header at ``node`` (local port at its
+    destination)."""
+    dst = pkts[pkt].dst
+    if dst == node:
+        rows[0, 0] = p.n_ports - 1
+        rows[0, 1] = 0
+        rows[0, 2] = p.n_vcs - 1
+        rows[0, 3] = 0
+        return 1
+    return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, p.n_vcs, node,
+                     pkts[pkt].src, dst, pkts[pkt].hops, rows)
+
+
+@njit(**KERNEL_INLINE)
+def route_headers(inl, in_buf, nodes, pkts, route_free, rows, radix, wrap, coord, dim_port, route_mask,
+                  p, t, node):
+    """Stage 7 (a) at one router: free routing units compute the routes of new headers,
+    round-robin."""
+    per_node = p.n_ports * p.n_vcs
+    base = node * per_node
+    # (a) route computation: a unit is busy T_routing cycles per header; the candidates and
+    # the packet's age are noted in the lane for the allocation passes
+    if nodes[node].unrouted > 0:
+        li = nodes[node].rr_route
+        for _j in range(per_node):
+            lane = base + li
+            li += 1
+            if li == per_node:
+                li = 0
+            if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done != NONE:
+                continue
+            if p.headers > 0:
+                unit = NONE
+                for u in range(p.headers):
+                    if route_free[node, u] <= t:
+                        unit = u
+                        break
+                if unit == NONE:
+                    break
+                route_free[node, unit] = t + p.t_routing
+            inl[lane].route_done = t + p.t_routing - 1
+            pkt = flit_packet(in_buf[lane, inl[lane].head])
+            inl[lane].age = pkts[pkt].injected
+            n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows)
+            cand = np.int64(0)
+            for r in range(n_rows):
+                cand |= port_bit(rows[r, 0])
+            inl[lane].cand = cand
+            nodes[node].rr_route = li
+            nodes[node].unrouted -= 1
+            nodes[node].va_wake = 1

@@ -1,0 +1,89 @@
+"""The nodes' sources: stage 2 (release) and stage 8 (injection) of docs/flit-engine.md.
+
+- ``release`` appends the packets created at ``t`` (``s.pkt``, in packet-id order from
+  ``cnt[C_NEXT_RELEASE]``) to the tail of their node's source queue (``node.src_head``,
+  ``node.src_tail``, ``pkt.next``) and counts them in ``cnt[C_QUEUED]`` and, inside the
+  measurement window, ``cnt[C_WIN_OPEN]``;
+- ``inject_node`` binds the queue's head packet to the lowest free local lane (``s.inj``) once
+  its ``--sync`` phase is open, and writes one flit per cycle into the router's local input
+  lanes (``s.inl``, ``s.in_buf``), round-robin over the bound packets (``node.rr_inject``);
+  it counts ``cnt[C_FLITS_IN]`` and the series ``s.ts_injected``.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
+from netsim_fast.flit.flits import make_flit, push_input
+from netsim_fast.flit.state import (
+    C_FLITS_IN, C_GLOBAL_PHASE, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_OPEN, NONE, SYNC_LOCAL, SYNC_NONE,
+)
+
+
+@njit(**KERNEL_JIT)
+def release(s, p, t):
+    """Stage 2: packets created at ``t`` join the tail of their source queue, in packet-id order."""
+    cnt, pkts, nodes = s.cnt, s.pkt, s.node
+    k = cnt[C_NEXT_RELEASE]
+    n = cnt[C_NPKT]
+    while k < n and pkts[k].release <= t:
+        node = pkts[k].src
+        if nodes[node].src_tail == NONE:
+            nodes[node].src_head = k
+        else:
+            pkts[nodes[node].src_tail].next = k
+        nodes[node].src_tail = k
+        cnt[C_QUEUED] += 1
+        if pkts[k].release >= p.win_start and pkts[k].release < p.win_end:
+            cnt[C_WIN_OPEN] += 1
+        k += 1
+    cnt[C_NEXT_RELEASE] = k
+
+
+@njit(**KERNEL_INLINE)
+def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node):
+    """Stage 8 at one node: bind the queue's head packet to the lowest free local lane, then
+    write one flit."""
+    v = p.n_vcs
+    head = nodes[node].src_head
+    if head == NONE and nodes[node].bound == 0:
+        return
+    if head != NONE and p.sync != SYNC_NONE:  # the queue's head waits for its phase to open
+        allowed = nodes[node].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
+        if pkts[head].phase > allowed:
+            head = NONE
+    if head != NONE:
+        for vc in range(v):
+            if inj[node, vc].pkt == NONE:
+                inj[node, vc].pkt = head
+                inj[node, vc].sent = 0
+                nodes[node].bound += 1
+                nxt = pkts[head].next
+                nodes[node].src_head = nxt
+                if nxt == NONE:
+                    nodes[node].src_tail = NONE
+                break
+    base = (node * p.n_ports + p.n_ports - 1) * v
+    vc = nodes[node].rr_inject
+    for _j in range(v):
+        pkt = inj[node, vc].pkt
+        lane = base + vc
+        if pkt != NONE and inl[lane].len < p.buf:
+            seq = inj[node, vc].sent
+            length = pkts[pkt].len
+            push_input(inl, in_buf, nodes, lane, make_flit(pkt, seq, length), t)
+            if seq == 0:
+                pkts[pkt].injected = t
+            inj[node, vc].sent = seq + 1
+            if seq + 1 == length:
+                inj[node, vc].pkt = NONE
+                nodes[node].bound -= 1
+                cnt[C_QUEUED] -= 1
+            cnt[C_FLITS_IN] += 1
+            ts_injected[w] += 1
+            nodes[node].rr_inject = 0 if vc + 1 == v else vc + 1
+            return
+        vc += 1
+        if vc == v:
+            vc = 0

@@ -1,0 +1,174 @@
+"""Flits moving through routers and over links: stage 1 (arrivals), and stages 4-5 of the
+``lanes`` router or the switch stage of the ``iq`` router (docs/flit-engine.md).
+
+- ``arrivals`` (stage 1) ends the link and credit delays: flits of the ring slot ``s.ev_flit``
+  join their input lanes (``s.inl``, ``s.in_buf``), credits of ``s.ev_credit`` increment their
+  output lane's counter (``s.outl.credits``);
+- ``link_node`` (stage 4, ``lanes``) sends one ready flit per free link from the output lanes
+  (``s.outl``, ``s.ol_buf``, ``s.port``) into ``s.ev_flit``;
+- ``crossbar_node`` (stage 5, ``lanes``) moves flits of connected input lanes into their
+  output lanes and returns a credit upstream (``s.ev_credit``);
+- ``switch_node`` (``iq``) allocates the switch (``s.req_vc``, ``s.req_out``) and sends the
+  granted flits straight onto the links (``s.ev_flit``) or towards the node (``s.ev_eject``).
+
+A tail leaving an input lane releases its connection (flit/flits.py). The ``*_node`` stages
+run at one router and are inlined into ``router_stages`` (flit/kernel.py).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
+from netsim_fast.flit.flits import (
+    flit_packet, is_head, is_tail, pop_input, port_bit, push_input, release_connection, schedule_credit,
+    schedule_flit,
+)
+from netsim_fast.flit.state import C_FLIT_HOPS, NONE
+
+
+@njit(**KERNEL_JIT)
+def arrivals(s, p, t, slot):
+    """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
+    inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
+    ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
+    for i in range(ev_flit_n[slot]):
+        push_input(inl, in_buf, nodes, ev_flit[slot, i, 0], ev_flit[slot, i, 1], t)
+    ev_flit_n[slot] = 0
+    for i in range(ev_credit_n[slot]):
+        out = ev_credit[slot, i]
+        outl[out].credits += 1
+        # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
+        if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
+            nodes[outl[out].node].dirty |= port_bit(outl[out].port)
+    ev_credit_n[slot] = 0
+
+
+@njit(**KERNEL_INLINE)
+def link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt, p, t, w, arrival_slot, node):
+    """Stage 4 at one router: every free link sends the front flit of one output lane
+    (round-robin) that holds a credit."""
+    v, n_ports, depth = p.n_vcs, p.n_ports, p.out_buf
+    for link in range(node * n_ports, node * n_ports + n_ports - 1):
+        if ports[link].queued == 0 or ports[link].link_free > t:
+            continue
+        vc = ports[link].rr_link
+        for _j in range(v):
+            out = link * v + vc
+            lane = outl[out]
+            # with T_crossbar = 1 every flit already in an output lane is ready (it crossed in an
+            # earlier cycle): skip loading its ready time
+            if lane.credits > 0 and lane.len > 0 and (p.t_crossbar == 1 or ol_buf[out, lane.head].ready <= t):
+                pos = lane.head
+                lane.head = 0 if pos + 1 == depth else pos + 1
+                if lane.len == depth or lane.len == 1:  # no longer full, or empty (atomic VCs)
+                    nodes[node].dirty |= port_bit(link - node * n_ports)
+                lane.len -= 1
+                lane.last = t
+                lane.credits -= 1
+                flit = ol_buf[out, pos].flit
+                schedule_flit(ev_flit, ev_flit_n, lane.down, flit, arrival_slot)
+                ports[link].queued -= 1
+                ports[link].link_free = t + p.t_link
+                ports[link].link_flits += 1
+                ports[link].rr_link = 0 if vc + 1 == v else vc + 1
+                ts_link[w] += 1
+                cnt[C_FLIT_HOPS] += 1
+                nodes[node].flits -= 1
+                if is_head(flit):
+                    pkts[flit_packet(flit)].hops += 1
+                break
+            vc += 1
+            if vc == v:
+                vc = 0
+
+
+@njit(**KERNEL_INLINE)
+def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t, credit_slot, node):
+    """Stage 5 at one router: every usable connection moves its front flit into its output
+    lane if there is room. Connections are independent (own input lane, own output lane), so
+    the list's order does not matter; a released connection is replaced by the list's last."""
+    depth = p.out_buf
+    k = 0
+    while k < nodes[node].conn_n:
+        lane = conn_list[node, k]
+        out = inl[lane].out
+        k += 1
+        if inl[lane].len == 0 or inl[lane].ready > t or outl[out].len >= depth:
+            continue
+        flit = pop_input(inl, in_buf, lane, t)
+        pos = outl[out].head + outl[out].len
+        if pos >= depth:
+            pos -= depth
+        ol_buf[out, pos].flit = flit
+        ol_buf[out, pos].ready = t + p.t_crossbar
+        if outl[out].len == 0:
+            outl[out].last = t
+        outl[out].len += 1
+        ports[outl[out].link].queued += 1
+        inl[lane].ready = t + p.t_crossbar
+        schedule_credit(ev_credit, ev_credit_n, inl[lane].up, credit_slot)
+        if is_tail(flit):
+            release_connection(inl, outl, nodes, conn_list, lane, node, out)
+            k -= 1  # the list's last connection moved into this position
+
+
+@njit(**KERNEL_INLINE)
+def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_out, ev_flit, ev_flit_n,
+                ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w, arrival_slot,
+                credit_slot, eject_slot, node):
+    """Separable input-first switch allocation and traversal at one router (iq: stages 3-5)."""
+    v, n_ports = p.n_vcs, p.n_ports
+    local = n_ports - 1
+    first = node * n_ports
+    # (i) each input port picks one lane, round-robin
+    for ip in range(n_ports):
+        req_out[ip] = NONE
+        base = (first + ip) * v
+        vc = ports[first + ip].rr_sa_in
+        for _j in range(v):
+            lane = base + vc
+            out = inl[lane].out
+            if out != NONE and inl[lane].len > 0 and inl[lane].ready <= t:
+                op = outl[out].port
+                if op == local or (outl[out].credits > 0 and ports[first + op].link_free <= t):
+                    req_vc[ip] = vc
+                    req_out[ip] = out
+                    break
+            vc += 1
+            if vc == v:
+                vc = 0
+    # (ii) each output port grants requests round-robin over input ports
+    for op in range(n_ports):
+        capacity = p.eject_rate if op == local else 1
+        ip = ports[first + op].rr_sa_out
+        for _j in range(n_ports):
+            out = req_out[ip]
+            if out != NONE and outl[out].port == op:
+                lane = (first + ip) * v + req_vc[ip]
+                flit = pop_input(inl, in_buf, lane, t)
+                schedule_credit(ev_credit, ev_credit_n, inl[lane].up, credit_slot)
+                nodes[node].flits -= 1
+                if op == local:  # reaches the node after the crossbar delay (delivered then)
+                    ev_eject[eject_slot, ev_eject_n[eject_slot]] = flit
+                    ev_eject_n[eject_slot] += 1
+                else:
+                    schedule_flit(ev_flit, ev_flit_n, outl[out].down, flit, arrival_slot)
+                    outl[out].credits -= 1
+                    ports[first + op].link_free = t + p.t_link
+                    ports[first + op].link_flits += 1
+                    ts_link[w] += 1
+                    cnt[C_FLIT_HOPS] += 1
+                    if is_head(flit):
+                        pkts[flit_packet(flit)].hops += 1
+                if is_tail(flit):
+                    release_connection(inl, outl, nodes, conn_list, lane, node, out)
+                ports[first + ip].rr_sa_in = 0 if req_vc[ip] + 1 == v else req_vc[ip] + 1
+                ports[first + op].rr_sa_out = 0 if ip + 1 == n_ports else ip + 1
+                req_out[ip] = NONE
+                capacity -= 1
+                if capacity == 0:
+                    break
+            ip += 1
+            if ip == n_ports:
+                ip = 0

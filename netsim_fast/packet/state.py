@@ -1,0 +1,122 @@
+"""The packet engine's state: its data layout, parameter and counter slots, and allocation.
+
+Data layout
+-----------
+One int32 row per packet, ``pkt[p, :]``: four header fields (``PK_*``) followed by the
+packet's path (link ids), so a hop reads one cache line of the packet and no routing table;
+``PK_LEN - PK_HOPS`` is the remaining distance (the srpf/lrpf class). Queues are ring
+buffers of packet ids ("bags": one per link for fifo/random, one per (link, remaining
+distance) for srpf/lrpf) carved out of one pool (pool.py), each entry beside its
+order key ``stamp << 31 | tie``; sending pops a ring head, arriving pushes at a ring tail,
+so a hop touches no other packet. Selection is O(1) for fifo, and for srpf/lrpf through a
+per-link bitmask of non-empty distance classes (so paths are limited to ``MAX_CLASSES - 1``
+hops with these policies); ``random`` shifts the entries ahead of the chosen one.
+Links with packets are found through a two-level bitmap, so a cycle costs O(packets sent),
+not O(N).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from netsim_fast.packet.pool import BG_FIELDS, pool_size
+
+NONE = -1
+
+# params[P_POLICY]: the selection policies (kernel.py)
+POLICY_FIFO, POLICY_SRPF, POLICY_LRPF, POLICY_RANDOM = 0, 1, 2, 3
+POLICIES = {"fifo": POLICY_FIFO, "srpf": POLICY_SRPF, "lrpf": POLICY_LRPF, "random": POLICY_RANDOM}
+
+# pkt[p, .] header fields (int32); the path follows from column PK_PATH
+PK_HOPS = 0  # links crossed so far; the link it waits for is pkt[p, PK_PATH + hops]
+PK_LEN = 1   # path length in links
+PK_DST = 2   # destination node
+PK_SRC = 3   # source node
+PK_PATH = 4
+# lnk[l, .] fields (int64)
+LK_NODE = 0     # node holding the queue
+LK_TO = 1       # node at the far end
+LK_LEN = 2      # packets queued (all classes); unused with one class (the bag's length)
+LK_CLASSES = 3  # srpf/lrpf: bit c set iff the bag of remaining distance c is non-empty
+MAX_CLASSES = 63  # distance classes a LK_CLASSES bitmask holds (bits 0..62 of an int64)
+LK_TRANSIT = 5  # bounded buffers: transit packets queued or granted a place
+LK_FIELDS = 8
+# ts[b, .] per-cycle series
+TS_QUEUED, TS_SENT, TS_DELIVERED = 0, 1, 2
+
+# params[] slots
+P_POLICY, P_ONE_PORT, P_CAPACITY, P_CLASSES, P_DEADLOCK, P_NET_PORTS = range(6)
+N_PARAMS = 6
+# counters[] slots
+(C_CYCLE, C_INJ_PTR, C_DELIVERED, C_QUEUED, C_HOPS, C_MAX_QUEUE, C_IDLE, C_TS_LEN,
+ C_PENDING, C_POOL_TOP) = range(10)
+N_COUNTERS = 10
+
+
+class PacketState(NamedTuple):
+    """Engine state. P packets, L directed links, C distance classes, B cycles per batch."""
+
+    pkt: np.ndarray            # int32[P, PK_PATH + max path length, padded to 16]
+    pkt_release: np.ndarray    # int64[P]: release cycle
+    pkt_delivered: np.ndarray  # int64[P]: delivery cycle (kernel.py), -1 before
+    inj_order: np.ndarray      # int64[P]: packet ids sorted by (release, id)
+    lnk: np.ndarray            # int64[L, LK_FIELDS]
+    bag: np.ndarray            # int32[L * C, BG_FIELDS]: ring offset, capacity, head, length
+    ring: np.ndarray           # int64[S, 2]: the ring pool, (order key, packet id) per entry
+    act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
+    act_l2: np.ndarray         # uint64[ceil(L/4096)]: bit w set iff act_l1[w] != 0
+    node_rr: np.ndarray        # int64[N]: one-port round-robin pointer (next port to try)
+    node_link: np.ndarray      # int64[N, n_net_ports]: link id of (node, port), NONE if unused
+    moved: np.ndarray          # int64[L]: packets sent in the last cycle, NONE once delivered
+    ts: np.ndarray             # int64[B, 3]: queued at the start, sent, delivered per cycle
+    params: np.ndarray         # int64[N_PARAMS]
+    seed: np.ndarray           # uint64[1]
+    counters: np.ndarray       # int64[N_COUNTERS]
+
+
+def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy, one_port,
+              queue_capacity, n_classes, deadlock_cycles, seed_u64, batch_cycles):
+    """Allocate a fresh state (plain Python); paths are filled by ``paths.compute_paths``."""
+    n_pkt = dst.shape[0]
+    n_links = link_node.shape[0]
+    n_nodes, n_net_ports = link_id.shape[0], link_id.shape[1] - 1
+    n_w1 = max(1, (n_links + 63) // 64)
+    n_w2 = max(1, (n_w1 + 63) // 64)
+    width = -(-(PK_PATH + max_len) // 16) * 16  # whole 64-byte lines per row
+    pkt = np.full((n_pkt, width), NONE, np.int32)
+    pkt[:, PK_HOPS] = 0
+    pkt[:, PK_LEN] = 0
+    pkt[:, PK_DST] = dst
+    pkt[:, PK_SRC] = src
+    lnk = np.zeros((n_links, LK_FIELDS), np.int64)
+    lnk[:, LK_NODE] = link_node
+    lnk[:, LK_TO] = link_to
+    bag = np.zeros((n_links * n_classes, BG_FIELDS), np.int32)
+    size = pool_size(n_pkt, n_links * n_classes)
+    params = np.zeros(N_PARAMS, np.int64)
+    params[P_POLICY] = policy
+    params[P_ONE_PORT] = int(one_port)
+    params[P_CAPACITY] = queue_capacity
+    params[P_CLASSES] = n_classes
+    params[P_DEADLOCK] = deadlock_cycles
+    params[P_NET_PORTS] = n_net_ports
+    return PacketState(
+        pkt=pkt,
+        pkt_release=np.ascontiguousarray(release, np.int64),
+        pkt_delivered=np.full(n_pkt, -1, np.int64),
+        inj_order=np.argsort(release, kind="stable").astype(np.int64),
+        lnk=lnk,
+        bag=bag,
+        ring=np.zeros((size, 2), np.int64),
+        act_l1=np.zeros(n_w1, np.uint64),
+        act_l2=np.zeros(n_w2, np.uint64),
+        node_rr=np.zeros(n_nodes, np.int64),
+        node_link=np.ascontiguousarray(link_id[:, :n_net_ports], np.int64),
+        moved=np.zeros(max(n_links, 1), np.int64),
+        ts=np.zeros((batch_cycles, 3), np.int64),
+        params=params,
+        seed=np.array([seed_u64], dtype=np.uint64),
+        counters=np.zeros(N_COUNTERS, np.int64),
+    )
