@@ -117,3 +117,23 @@ def test_jain_index_of_one_node_getting_everything_is_one_over_n():
     out = per_node_throughput(np.array([3, 3]), np.array([4, 4]), 8, 10)
     assert out["fairness_jain"] == pytest.approx(1 / 8)
     assert out["accepted_min"] == 0 and out["accepted_max"] == pytest.approx(0.8)
+
+
+def test_headers_waiting_past_the_guard_go_first_longest_waiting_first():
+    from netsim_fast.flit.allocate import _starving_first, starvation_guard
+
+    inl = np.zeros(6, fs.IN_LANE)
+    inl["route_done"] = [50, 10, 900, 5, 800, 30]
+    order = np.array([0, 1, 2, 3, 4, 5], np.int32)
+    _starving_first(inl, order, 6, 100)  # routed before cycle 100: lanes 0, 1, 3, 5
+    assert order.tolist() == [3, 1, 5, 0, 2, 4]  # starving by route_done, then the rest in order
+    assert starvation_guard(10000) == 2500
+
+
+@pytest.mark.parametrize("vc_alloc", ["rr", "age"])
+def test_every_injection_lane_is_served_on_the_small_torus_that_starved_under_round_robin(vc_alloc):
+    # the example: a 5x2 torus with table routing, offered load 1.0
+    out = nf.simulate(nf.Config(topology="torus", dims="5,2", routing="minimal", vcs=4, vc_alloc=vc_alloc,
+                                rate=1.0, cycles=30000))
+    assert out["starved_channel_count"] == 0 and out["deadlock"] is False
+    assert out["injected_min"] > 0 and out["fairness_jain"] > 0.99

@@ -26,6 +26,44 @@ UNLIMITED_SPACE = 1 << 30
 
 
 @njit(**KERNEL_JIT)
+def starvation_guard(deadlock_cycles):
+    """Cycles a routed header may wait for an output VC before it goes first (see below)."""
+    return max(deadlock_cycles // 4, 1)
+
+
+@njit(**KERNEL_JIT)
+def _starving_first(inl, va_lane, n, routed_before):
+    """Bounded waiting: headers routed before ``routed_before`` (they have waited a quarter of
+    ``--deadlock-cycles`` for an output VC) move to the front, longest waiting first; the rest
+    keep their order (age or round-robin).
+
+    Why it bounds every wait: a starving header is tried first at every allocation pass of its
+    router, so it takes the first of its candidate VCs that is free at a pass, unless an older
+    starving header of the same router takes that one; those are finitely many and each leaves
+    the queue when served. Injection lanes are included. Neither policy alone has this bound:
+    round-robin moves one pointer past whichever lane was granted, so a header needing a VC
+    that rarely frees can be overtaken forever, and age order puts a packet behind every
+    older packet that will ever pass the router. The guard changes nothing while no header
+    waits that long, i.e. below saturation.
+    """
+    k = 0
+    for i in range(n):  # stable partition: starving lanes first, then insertion-sort them
+        lane = va_lane[i]
+        if inl[lane].route_done < routed_before:
+            for j in range(i, k, -1):
+                va_lane[j] = va_lane[j - 1]
+            va_lane[k] = lane
+            k += 1
+    for i in range(1, k):
+        lane = va_lane[i]
+        j = i - 1
+        while j >= 0 and inl[va_lane[j]].route_done > inl[lane].route_done:
+            va_lane[j + 1] = va_lane[j]
+            j -= 1
+        va_lane[j + 1] = lane
+
+
+@njit(**KERNEL_JIT)
 def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_router, vct, length,
                   from_source, inject_mask, atomic_mask):
     """The free output lane/VC a header takes (stage 7), or NONE.
@@ -118,6 +156,8 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, 
                 va_lane[k + 1] = other
                 k -= 1
             va_lane[k + 1] = lane
+    if n > 1:
+        _starving_first(inl, va_lane, n, t - starvation_guard(p.deadlock_cycles))
     for i in range(n):
         lane = va_lane[i]
         pkt = flit_packet(in_buf[lane, inl[lane].head])
