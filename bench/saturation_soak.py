@@ -17,7 +17,8 @@ verdict (``ok``; ``starvation`` when a channel waited past the limit without a k
 DEADLOCK`` would be a bug). Deadlock-prone set-ups (``dor-nodateline`` on tori) must be
 reported, with their knot, within 2 x ``--deadlock-cycles`` of the knot's last move.
 
-Writes docs/figures/saturation_soak.csv (or ``--out``) and prints a markdown table.
+Writes docs/figures/saturation_soak_short.csv or _full.csv (or ``--out``) and prints a markdown
+table.
 """
 
 from __future__ import annotations
@@ -166,7 +167,8 @@ def main():
         rows = list(pool.map(soak, jobs))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = "saturation_soak.csv" if args.cycles is None and args.only is None else "saturation_soak_partial.csv"
+    mode = "full" if cycles == 1_000_000 else "short" if cycles == 100_000 else f"{cycles}"
+    name = f"saturation_soak_{mode}.csv" if args.only is None else "saturation_soak_partial.csv"
     with open(out / name, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=FIELDS)
         writer.writeheader()

@@ -1,9 +1,10 @@
 """The README's sweep example: a latency-load curve family on the 16x16 torus, run and drawn.
 
 Runs ``bench/sweep_curves.toml`` (dor and duato, 4- and 16-flit packets, 9 loads, 2 repeats) on
-the default local cluster, writes its results table and the standard picture, and prints the
-saturation throughput of each curve (the largest accepted load, mean over repeats) and the
-first offered rate flagged saturated. Same as
+the default local cluster, writes its results table and the standard picture, and prints for
+each curve the first offered rate flagged saturated (any repeat), the saturation throughput (the
+highest rate below it, README "Saturation, deadlock and starvation") and the largest accepted
+load (mean over repeats). Same as
 
     netsim-fast sweep bench/sweep_curves.toml --out OUT/sweep_curves && netsim-fast plot OUT/sweep_curves
 
@@ -40,12 +41,15 @@ def main() -> None:
     save(draw_sweep(frame), out / "sweep_latency_load.png")
 
     ok = frame[frame["status"] == "ok"]
-    print("| routing | packet flits | saturation throughput (flits/node/cycle) | first saturated rate |")
-    print("| --- | --- | --- | --- |")
+    print("| routing | packet flits | first saturated rate | saturation throughput | largest accepted load |")
+    print("| --- | --- | --- | --- | --- |")
     for (routing, flits), rows in ok.groupby(["routing", "packet_flits"]):
         by_rate = rows.groupby("rate").agg(accepted=("accepted_load", "mean"), saturated=("saturated", "any"))
         first = by_rate.index[by_rate["saturated"]].min() if by_rate["saturated"].any() else None
-        print(f"| {routing} | {flits} | {by_rate['accepted'].max():.3f} | {first if first is not None else '—'} |")
+        below = by_rate.index[by_rate.index < first] if first is not None else []
+        throughput = f"{below.max():g}" if len(below) else "—"
+        print(f"| {routing} | {flits} | {first if first is not None else 'none'} | {throughput} | "
+              f"{by_rate['accepted'].max():.3f} |")
 
 
 if __name__ == "__main__":
