@@ -61,6 +61,13 @@ def test_trace_round_trips_through_open_trace(tmp_path):
     delivered_packets = int((tr.packets.tail_arrival_cycle >= 0).sum())
     assert ts["accepted_flits"].sum() >= 8 * delivered_packets  # every flit of a delivered packet
     assert ts["accepted_flits"].sum() <= ts["injected_flits"].sum()  # nothing delivered twice
+    # schema 2: per-node traffic of the window, the source of the summary's fairness figures
+    nodes, window = tr.nodes, tr.summary["measure_window"]
+    assert tr.schema_version == 2 and len(nodes) == 16
+    per_node = nodes["accepted"] / (window[1] - window[0])
+    assert per_node.min() == pytest.approx(tr.summary["accepted_min"])
+    assert per_node.max() == pytest.approx(tr.summary["accepted_max"])
+    assert tr.summary["stop_reason"] == "completed" and tr.summary["completed"] is True
     assert (tr.links["flits"].sum()) == tr.summary["flit_hops"]
     assert "sim_seconds" in tr.timing and "sim_seconds" not in tr.summary
 

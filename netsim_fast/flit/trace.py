@@ -36,4 +36,17 @@ def write_flit_trace(cfg, run, summary: dict) -> None:
         timeseries=timeseries,
         window_cycles=w,
         links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
+        nodes=_per_node(packet_table(state), topo.n_nodes, summary.get("measure_window") or (0, run.cycles)),
     )
+
+
+def _per_node(pk: dict, n_nodes: int, window) -> dict:
+    """Flits accepted at each destination and injected at each source within ``window``, as
+    the summary's fairness figures count them (a packet whole, by its tail or head cycle)."""
+    start, end = window
+    tail, head = pk["tail_arrival_cycle"], pk["injected_cycle"]
+    accepted = (tail >= start) & (tail < end)
+    injected = (head >= start) & (head < end)
+    size = pk["size_flits"].astype(np.int64)
+    return {"accepted": np.bincount(pk["dst"][accepted], weights=size[accepted], minlength=n_nodes).astype(np.int64),
+            "injected": np.bincount(pk["src"][injected], weights=size[injected], minlength=n_nodes).astype(np.int64)}

@@ -127,6 +127,8 @@ def write_packet_trace(cfg, res, summary: dict, topo) -> None:
         timing={k: summary[k] for k in PACKET_WALL_CLOCK_KEYS if summary.get(k) is not None},
         packets=packets, timeseries=timeseries, window_cycles=w,
         links={"src": link_src, "dst": link_dst, "port": link_port, "flits": res.link_packets},
+        nodes={"accepted": np.bincount(res.dst[res.delivered_cycle >= 0], minlength=topo.n_nodes).astype(np.int64),
+               "injected": np.bincount(res.src, minlength=topo.n_nodes).astype(np.int64)},
     )
 
 

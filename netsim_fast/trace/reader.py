@@ -31,8 +31,8 @@ class Trace:
             self.summary = json.loads(h5.attrs["summary"])
             self.window_cycles = int(h5["timeseries"].attrs["window_cycles"])
             self.timing = {k: float(v) for k, v in h5["timing"].attrs.items()}
-            self._groups = {name: {col: h5[name][col][()] for col in h5[name].keys()}
-                            for name in ("packets", "timeseries", "links")}
+            self._groups = {name: {col: h5[name][col][()] for col in h5[name].keys()} if name in h5 else {}
+                            for name in ("packets", "timeseries", "links", "nodes")}
 
     def arrays(self, group: str) -> dict[str, np.ndarray]:
         return self._groups[group]
@@ -53,6 +53,11 @@ class Trace:
     @property
     def links(self):
         return self._frame("links")
+
+    @property
+    def nodes(self):
+        """Per-node accepted and injected traffic in the measurement window (schema >= 2)."""
+        return self._frame("nodes")
 
     def __repr__(self) -> str:
         n = len(next(iter(self._groups["packets"].values()), []))

@@ -1,6 +1,6 @@
 """Write a run's trace to HDF5, atomically: a temporary file renamed into place when complete.
 
-Layout (schema version 1):
+Layout (schema version 2; version 1 had no ``/nodes`` and fewer summary keys):
 
 - ``/`` attributes: ``schema_version``, ``netsim_fast_version``, ``engine``, ``config`` (JSON of
   the full Config), ``seed``, ``summary`` (JSON of the run's summary without wall-clock figures)
@@ -10,6 +10,9 @@ Layout (schema version 1):
   ``accepted_flits``, ``active_links`` (mean links busy per cycle), ``link_utilization``
   (fraction of directed links busy), ``in_flight``, ``source_queue``
 - ``/links``: ``src``, ``dst``, ``port``, ``flits`` per directed link
+- ``/nodes``: per node, ``accepted`` and ``injected`` (flits, or packets on the packet engine)
+  over the measurement window (the whole run for finite workloads): what the summary's
+  ``accepted_min``, ``accepted_max`` and ``fairness_jain`` are computed from
 - ``/timing`` attributes: wall-clock figures, kept apart so determinism checks can skip them
 """
 
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _COMPRESS = dict(compression="gzip", compression_opts=4, shuffle=True)
 
 
@@ -34,7 +37,7 @@ def _column(group, name, values) -> None:
 
 
 def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict, packets: dict,
-                timeseries: dict, window_cycles: int, links: dict) -> Path:
+                timeseries: dict, window_cycles: int, links: dict, nodes: dict | None = None) -> Path:
     """Write the trace; the file appears under ``path`` only once fully written."""
     import h5py
 
@@ -52,7 +55,8 @@ def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict,
             h5.attrs["config"] = json.dumps(jsonable(config), sort_keys=True)
             h5.attrs["seed"] = int(config.get("seed", 0))
             h5.attrs["summary"] = json.dumps(jsonable(summary), sort_keys=True)
-            for group_name, columns in (("packets", packets), ("timeseries", timeseries), ("links", links)):
+            for group_name, columns in (("packets", packets), ("timeseries", timeseries), ("links", links),
+                                        ("nodes", nodes or {})):
                 group = h5.create_group(group_name)
                 for name, values in columns.items():
                     _column(group, name, values)
