@@ -159,7 +159,7 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     summary = summarize_run(run, cfg, capacity, method)
     if analyse is not None:
         summary.update(analyse(run))
-    if cfg.trace:
+    if cfg.trace and run.stop_reason != "interrupted":  # a trace is of a finished run, or absent
         write_flit_trace(cfg, run, summary)
     return summary
 

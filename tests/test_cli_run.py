@@ -168,3 +168,25 @@ def test_help_lists_the_contract_options_and_defaults():
                 "--packet-bytes", "--flit-bytes", "--pattern", "--rate", "--warmup", "--measure", "--cycles",
                 "--seed", "--trace", "--json", "--quiet", "--inject-vcs", "--deadlock-cycles"):
         assert opt in res.stdout
+
+
+def test_an_interrupted_run_prints_its_summary_and_exits_130(monkeypatch):
+    import netsim_fast.experiment as experiment
+
+    real = experiment.simulate
+
+    def interrupted(cfg, progress=None, **kw):
+        calls = []
+
+        def stop(done, limit):
+            calls.append(done)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+
+        return real(cfg, progress=stop, **kw)
+
+    monkeypatch.setattr(experiment, "simulate", interrupted)
+    res = invoke("run", *SMALL, "--measure", "6000", "--json", "--quiet")
+    assert res.exit_code == 130
+    assert json.loads(res.stdout)["stop_reason"] == "interrupted"
+    assert "interrupted at cycle" in res.stderr

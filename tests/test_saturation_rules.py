@@ -137,3 +137,18 @@ def test_every_injection_lane_is_served_on_the_small_torus_that_starved_under_ro
                                 rate=1.0, cycles=30000))
     assert out["starved_channel_count"] == 0 and out["deadlock"] is False
     assert out["injected_min"] > 0 and out["fairness_jain"] > 0.99
+
+
+def test_an_interrupted_run_returns_its_summary_with_stop_reason_interrupted(tmp_path):
+    calls = []
+
+    def progress(done, limit):
+        calls.append(done)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    trace = tmp_path / "run.h5"
+    out = nf.simulate(nf.Config(**dict(TORUS, measure=6000), rate=0.2, trace=str(trace)), progress=progress)
+    assert out["stop_reason"] == "interrupted" and out["completed"] is False
+    assert out["cycles"] == calls[-1] < 400 + 6000
+    assert not trace.exists() and not list(tmp_path.iterdir())  # no trace, complete or partial

@@ -28,6 +28,7 @@ _state = {"debug": False}
 
 EXIT_SIMULATION = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 def set_debug(value: bool) -> None:

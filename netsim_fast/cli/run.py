@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from netsim_fast.cli._app import EXIT_SIMULATION, app, echo_json, guarded
+from netsim_fast.cli._app import EXIT_INTERRUPTED, EXIT_SIMULATION, app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
     SeedOpt, TopologyOpt, topology_fields,
@@ -154,3 +154,7 @@ def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
         echo_json(summary)
     else:
         render_summary(cfg, summary)
+    if summary.get("stop_reason") == "interrupted":
+        typer.secho(f"interrupted at cycle {summary['cycles']}: the summary above covers the cycles run; "
+                    "no trace was written", fg=typer.colors.YELLOW, err=True)
+        raise typer.Exit(code=EXIT_INTERRUPTED)

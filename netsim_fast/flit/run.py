@@ -145,29 +145,33 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
 
     watchdog = Watchdog(params)
     next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
-    while t < limit and not state.cnt[fs.C_DONE]:
-        t_end = min(limit, t + BATCH_CYCLES)
-        if latency_limit is not None:  # batches end on sample-period boundaries
-            t_end = min(t_end, latency_limit.next_check)
-        if traffic is not None:
-            from netsim_fast.workloads.synthetic import CHUNK_CYCLES
+    try:
+        while t < limit and not state.cnt[fs.C_DONE]:
+            t_end = min(limit, t + BATCH_CYCLES)
+            if latency_limit is not None:  # batches end on sample-period boundaries
+                t_end = min(t_end, latency_limit.next_check)
+            if traffic is not None:
+                from netsim_fast.workloads.synthetic import CHUNK_CYCLES
 
-            while next_chunk * CHUNK_CYCLES < t_end:
-                src, dst, rel = traffic.chunk(next_chunk)
-                state = fs.append_packets(state, src, dst, np.full(src.size, cfg.packet_flits, np.int32), rel)
-                next_chunk += 1
-        state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
-        err = advance(state, params, topo.arrays, t_end)
+                while next_chunk * CHUNK_CYCLES < t_end:
+                    src, dst, rel = traffic.chunk(next_chunk)
+                    state = fs.append_packets(state, src, dst, np.full(src.size, cfg.packet_flits, np.int32), rel)
+                    next_chunk += 1
+            state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
+            err = advance(state, params, topo.arrays, t_end)
+            t = int(state.cnt[fs.C_CYCLE])
+            if progress is not None:
+                progress(t, limit)
+            if err == fs.ERR_DEADLOCK and not watchdog.confirm(state, topo):
+                err = fs.ERR_OK  # a long wait, not a knot: recorded as starvation, the run goes on
+            if err != fs.ERR_OK:
+                break
+            if latency_limit is not None and t == latency_limit.next_check and latency_limit.check(state, t):
+                stop_reason = "latency-limit"
+                break
+    except KeyboardInterrupt:  # Ctrl-C between or inside batches: the cycles run so far are a result
+        stop_reason, err = "interrupted", fs.ERR_OK
         t = int(state.cnt[fs.C_CYCLE])
-        if progress is not None:
-            progress(t, limit)
-        if err == fs.ERR_DEADLOCK and not watchdog.confirm(state, topo):
-            err = fs.ERR_OK  # a long wait, not a knot: recorded as starvation, the run goes on
-        if err != fs.ERR_OK:
-            break
-        if latency_limit is not None and t == latency_limit.next_check and latency_limit.check(state, t):
-            stop_reason = "latency-limit"
-            break
     sim_seconds = time.perf_counter() - start
     done = bool(state.cnt[fs.C_DONE])
     if stop_reason is None:
