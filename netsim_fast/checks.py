@@ -8,6 +8,7 @@ checks, the studies' specs) words its errors the same way without importing ``co
 from __future__ import annotations
 
 import difflib
+import re
 
 from netsim_fast.errors import ConfigError
 
@@ -34,7 +35,8 @@ def parse_int_list(option: str, text) -> tuple[int, ...]:
     if isinstance(text, (tuple, list)):
         items = list(text)
     else:
-        items = [t for t in str(text).replace(" ", "").split(",") if t != ""]
+        # commas or spaces separate ("8,8", "8, 8", "8 8"): never glue "8 8" into 88
+        items = [t for t in re.split(r"[,\s]+", str(text).strip()) if t != ""]
     try:
         values = tuple(int(t) for t in items)
     except (TypeError, ValueError):

@@ -36,3 +36,35 @@ def test_bare_command_prints_the_help(capsys):
         main([])
     out = capsys.readouterr()
     assert "Usage" in out.out + out.err and "run" in out.out + out.err
+
+
+def test_huge_rate_ranges_are_refused_by_their_count_before_any_allocation():
+    from typer.testing import CliRunner
+
+    from netsim_fast.cli import app
+
+    res = CliRunner().invoke(app, ["run", "--topology", "torus", "--k", "4", "--sweep-rates", "0:1:1e-9"])
+    assert res.exit_code == 2 and "gives 1000000001 rates" in res.stderr
+
+
+def test_dims_separated_by_spaces_are_two_dimensions_not_one_glued_radix():
+    from netsim_fast.config import Config
+
+    assert Config(topology="torus", dims="8 8").dims == (8, 8)
+
+
+def test_trace_paths_are_checked_before_the_run(tmp_path):
+    from pathlib import Path
+
+    import pytest
+
+    from netsim_fast.config import Config
+    from netsim_fast.errors import ConfigError
+
+    assert Config(topology="torus", k=4, trace=Path(tmp_path / "new" / "run.h5")).trace == str(tmp_path / "new" / "run.h5")
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    with pytest.raises(ConfigError, match="not a writable folder"):
+        Config(topology="torus", k=4, trace=str(not_a_folder / "run.h5"))
+    with pytest.raises(ConfigError, match="is a folder"):
+        Config(topology="torus", k=4, trace=str(tmp_path))

@@ -15,13 +15,18 @@ def parse_rates(text: str) -> list[float]:
     try:
         if ":" in text:
             start, stop, step = (float(x) for x in text.split(":"))
-            if step <= 0 or stop < start:
+            if not all(np.isfinite((start, stop, step))) or step <= 0 or stop < start:
                 raise ValueError
-            rates = list(np.round(np.arange(start, stop + step / 2, step), 10))
+            count = int((stop - start) / step + 0.5) + 1  # counted before anything is allocated
+            rates = list(np.round(np.arange(start, stop + step / 2, step), 10)) if count <= MAX_POINTS else None
         else:
             rates = [float(x) for x in text.split(",") if x.strip()]
+            if not all(np.isfinite(rates)):
+                raise ValueError
     except ValueError:
         raise bad("sweep-rates", text, "expected START:STOP:STEP with STEP > 0 and STOP >= START, or r1,r2,...") from None
+    if rates is None:
+        raise bad("sweep-rates", text, f"gives {count} rates; at most {MAX_POINTS} (use a larger STEP)")
     if not rates or len(rates) > MAX_POINTS:
         raise bad("sweep-rates", text, f"expected 1 to {MAX_POINTS} rates")
     return rates

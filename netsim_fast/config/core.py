@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from netsim_fast.checks import unknown_choice
 from netsim_fast.config._helpers import reject_unless_default as _reject_unless_default
-from netsim_fast.config.output import OutputFields
+from netsim_fast.config.output import OutputFields, validate_output
 from netsim_fast.config.packet import PacketFields, _validate_packet_options
 from netsim_fast.config.router import (
     ENGINES,
@@ -86,3 +86,4 @@ def _normalise_and_validate(cfg: Config) -> None:
     _validate_packet_options(cfg)
     _validate_workload(cfg)
     _validate_measurement(cfg)
+    validate_output(cfg)
