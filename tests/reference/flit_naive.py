@@ -169,7 +169,7 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age", table=None):
+                 vc_alloc="age", table=None, deadlock_cycles=10000):
         assert router in ("lanes", "iq"), router
         assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
@@ -186,6 +186,8 @@ class NaiveFlitSim:
         assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
         assert vc_alloc in ("age", "rr"), vc_alloc
         self.vc_alloc = vc_alloc
+        # stage 7b: a header routed this long ago goes before every other (bounded waiting)
+        self.guard = max(deadlock_cycles // 4, 1)
         if vc_realloc == "atomic":
             self.atomic_vcs = set(range(V))
         elif vc_realloc == "auto" and routing == "duato":
@@ -521,6 +523,9 @@ class NaiveFlitSim:
                     pkt = self.inp[r][i // V][i % V][0][0]
                     return (self.injected[pkt], pkt)  # longest in the network first
                 requests.sort(key=age)
+            starving = [i for i in requests if self.route_done[r][i // V][i % V] < t - self.guard]
+            starving.sort(key=lambda i: self.route_done[r][i // V][i % V])  # stable: ties keep order
+            requests = starving + [i for i in requests if i not in starving]
             for i in requests:
                 p, v = divmod(i, V)
                 if self._attempt(r, p, v, t) and self.vc_alloc == "rr":
