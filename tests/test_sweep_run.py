@@ -210,3 +210,14 @@ def test_engines_with_different_metrics_share_one_table(tmp_path):
         row = frame[frame["point_id"] == point.point_id].iloc[0]
         assert row["sim_cycles"] == direct["cycles"] and row["packets_delivered"] == direct["packets_delivered"]
     assert comparable(frame).equals(comparable(load_results(tmp_path / "one")))
+
+
+def test_sweeping_k_keeps_the_k_column(tmp_path):
+    # Config(k=4).k is None once normalised to dims=4,4: the row must still say which k ran
+    spec = spec_from_dict({"base": {"topology": "torus", "packet_flits": 4, "cycles": 200},
+                           "grid": {"k": [3, 4]}, "sweep": {"repeats": 1, "seed": 1}})
+    with thread_client(1) as client:
+        run_sweep(spec, tmp_path, client=client)
+    frame = load_results(tmp_path).sort_values("k")
+    assert frame["k"].tolist() == [3, 4]
+    assert frame["dims"].tolist() == ["3,3", "4,4"]

@@ -155,15 +155,16 @@ def _tasks(spec: SweepSpec, todo, out: Path, traces: bool, timeout) -> list[dict
         rel = f"{TRACES_DIR}/{point.point_id}-r{repeat}.h5" if traces else None
         if rel is not None:
             cfg = cfg.replace(trace=str((out / rel).resolve()))
-        tasks.append({"point_id": point.point_id, "repeat": repeat, "config": cfg, "trace": rel, "timeout": timeout})
+        tasks.append({"point_id": point.point_id, "repeat": repeat, "config": cfg, "trace": rel, "timeout": timeout,
+                      "params": point.params})
     return tasks
 
 
 def _lost_row(task: dict, exc) -> dict:
     """The row of a task Dask could not run (worker lost, cancelled): failed, with the reason."""
-    from netsim_fast.sweep.table import make_row
+    from netsim_fast.sweep.table import given_values, make_row
 
-    cfg = task["config"].to_dict()
+    cfg = given_values(task["config"].to_dict(), task.get("params", {}))
     cfg["trace"] = None
     return make_row(point_id=task["point_id"], repeat=task["repeat"], config=cfg, metrics={}, worker="",
                     wall_seconds=None, status="failed", error=" ".join(f"{type(exc).__name__}: {exc}".split()))

@@ -39,6 +39,17 @@ def lead_columns() -> list[str]:
     return [*KEY_COLUMNS, *config_columns()]
 
 
+def given_values(config: dict, params: dict) -> dict:
+    """``config`` (``Config.to_dict()``) with the values the spec gave where normalisation left
+    None: ``k = 16`` on a torus becomes ``dims = 16,16`` and ``k = None`` in the Config, but a
+    sweep over ``k`` needs its ``k`` column."""
+    out = dict(config)
+    for key, value in params.items():
+        if out.get(key) is None and value is not None:
+            out[key] = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else value
+    return out
+
+
 def make_row(*, point_id: str, repeat: int, config: dict, metrics: dict, worker: str, wall_seconds: float,
              status: str, error: str | None) -> dict:
     """One table row from a run's config dict (``Config.to_dict()``) and summary."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from netsim_fast.sweep.table import make_row
+from netsim_fast.sweep.table import given_values, make_row
 
 class PointTimeout(Exception):
     """A point ran past its time limit (raised from the progress callback between kernel batches)."""
@@ -69,7 +69,7 @@ def run_point(task: dict) -> dict:
         status, error, metrics = "failed", _one_line(exc), getattr(exc, "summary", None) or {}
     except Exception as exc:  # noqa: BLE001 - any failure of one point is recorded, not raised
         status, error = "failed", _one_line(exc)
-    config = cfg.to_dict()
+    config = given_values(cfg.to_dict(), task.get("params", {}))
     config["trace"] = task.get("trace") if cfg.trace and os.path.exists(cfg.trace) else None
     return make_row(point_id=task["point_id"], repeat=task["repeat"], config=config, metrics=metrics,
                     worker=worker_name(), wall_seconds=time.perf_counter() - start, status=status, error=error)
