@@ -119,14 +119,14 @@ def test_jain_index_of_one_node_getting_everything_is_one_over_n():
     assert out["accepted_min"] == 0 and out["accepted_max"] == pytest.approx(0.8)
 
 
-def test_headers_waiting_past_the_guard_go_first_longest_waiting_first():
+def test_headers_of_old_packets_go_first_oldest_first():
     from netsim_fast.flit.allocate import _starving_first, starvation_guard
 
     inl = np.zeros(6, fs.IN_LANE)
-    inl["route_done"] = [50, 10, 900, 5, 800, 30]
+    inl["age"] = [50, 10, 900, 5, 800, 30]  # injection cycles of the front packets
     order = np.array([0, 1, 2, 3, 4, 5], np.int32)
-    _starving_first(inl, order, 6, 100)  # routed before cycle 100: lanes 0, 1, 3, 5
-    assert order.tolist() == [3, 1, 5, 0, 2, 4]  # starving by route_done, then the rest in order
+    _starving_first(inl, order, 6, 100)  # injected before cycle 100: lanes 0, 1, 3, 5
+    assert order.tolist() == [3, 1, 5, 0, 2, 4]  # old packets by age, then the rest in their order
     assert starvation_guard(10000) == 2500
 
 

@@ -27,29 +27,30 @@ UNLIMITED_SPACE = 1 << 30
 
 @njit(**KERNEL_JIT)
 def starvation_guard(deadlock_cycles):
-    """Cycles a routed header may wait for an output VC before it goes first (see below)."""
+    """Cycles a packet may be in the network before its headers go first (see below)."""
     return max(deadlock_cycles // 4, 1)
 
 
 @njit(**KERNEL_JIT)
-def _starving_first(inl, va_lane, n, routed_before):
-    """Bounded waiting: headers routed before ``routed_before`` (they have waited a quarter of
-    ``--deadlock-cycles`` for an output VC) move to the front, longest waiting first; the rest
+def _starving_first(inl, va_lane, n, injected_before):
+    """Bounded waiting: headers of packets injected before ``injected_before`` (in the network
+    for a quarter of ``--deadlock-cycles``) move to the front, oldest packet first; the rest
     keep their order (age or round-robin).
 
-    Why it bounds every wait: a starving header is tried first at every allocation pass of its
-    router, so it takes the first of its candidate VCs that is free at a pass, unless an older
-    starving header of the same router takes that one; those are finitely many and each leaves
-    the queue when served. Injection lanes are included. Neither policy alone has this bound:
-    round-robin moves one pointer past whichever lane was granted, so a header needing a VC
-    that rarely frees can be overtaken forever, and age order puts a packet behind every
-    older packet that will ever pass the router. The guard changes nothing while no header
-    waits that long, i.e. below saturation.
+    Why this bounds every wait: past the guard, every router serves the oldest such packet
+    first, so the oldest packet of the network is never overtaken at any router it reaches and
+    leaves within a bounded time; then the next oldest, and so on. Packets injected later are
+    younger, so a packet waits only for the finitely many injected before it. Round-robin alone
+    has no such bound: each router shares a freed VC equally among its inputs, so a packet k
+    routers upstream of a bottleneck gets a share that shrinks with k (the parking-lot effect),
+    and a guard that looked only at how long a header waited at its own router could not help a
+    lane starved of credits by a queue further on. Under ``--vc-alloc age`` the order is already
+    oldest first, so the guard changes nothing there; below saturation no packet is that old.
     """
     k = 0
-    for i in range(n):  # stable partition: starving lanes first, then insertion-sort them
+    for i in range(n):  # stable partition: old packets first, then insertion-sort them by age
         lane = va_lane[i]
-        if inl[lane].route_done < routed_before:
+        if inl[lane].age < injected_before:
             for j in range(i, k, -1):
                 va_lane[j] = va_lane[j - 1]
             va_lane[k] = lane
@@ -57,7 +58,7 @@ def _starving_first(inl, va_lane, n, routed_before):
     for i in range(1, k):
         lane = va_lane[i]
         j = i - 1
-        while j >= 0 and inl[va_lane[j]].route_done > inl[lane].route_done:
+        while j >= 0 and inl[va_lane[j]].age > inl[lane].age:
             va_lane[j + 1] = va_lane[j]
             j -= 1
         va_lane[j + 1] = lane

@@ -186,7 +186,7 @@ class NaiveFlitSim:
         assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
         assert vc_alloc in ("age", "rr"), vc_alloc
         self.vc_alloc = vc_alloc
-        # stage 7b: a header routed this long ago goes before every other (bounded waiting)
+        # stage 7b: headers of packets in the network this long go first, oldest first
         self.guard = max(deadlock_cycles // 4, 1)
         if vc_realloc == "atomic":
             self.atomic_vcs = set(range(V))
@@ -523,8 +523,10 @@ class NaiveFlitSim:
                     pkt = self.inp[r][i // V][i % V][0][0]
                     return (self.injected[pkt], pkt)  # longest in the network first
                 requests.sort(key=age)
-            starving = [i for i in requests if self.route_done[r][i // V][i % V] < t - self.guard]
-            starving.sort(key=lambda i: self.route_done[r][i // V][i % V])  # stable: ties keep order
+            def injected(i):
+                return self.injected[self.inp[r][i // V][i % V][0][0]]
+            starving = [i for i in requests if injected(i) < t - self.guard]
+            starving.sort(key=injected)  # stable: ties keep their order
             requests = starving + [i for i in requests if i not in starving]
             for i in requests:
                 p, v = divmod(i, V)
