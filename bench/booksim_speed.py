@@ -1,0 +1,178 @@
+"""netsim-fast against BookSim2, measured in the same run on the same machine.
+
+    BOOKSIM=$(bash ../shared/booksim2/build.sh) PYTHONPATH=. python bench/booksim_speed.py
+    ... --repeats 5 --only torus16     # the set-ups whose name contains torus16
+
+For each set-up both simulators run the same network for the same number of cycles, one
+process at a time, interleaved (BookSim2, netsim-fast, BookSim2, ...), ``--repeats`` times; the
+medians and their ratio are printed, with the spread (min..max) of each. Without ``BOOKSIM`` in
+the environment the script says so in one line and exits 0: netsim-fast never needs BookSim2.
+
+Counting the work the same way for both (flit-hops: router-to-router link traversals):
+
+- BookSim2 runs in throughput mode with its latency threshold off (``latency_thres = -1``), one
+  warm-up period and three sample periods of ``cycles / 4`` (its convergence thresholds set so
+  high that every period "converges"), so it simulates a fixed ``cycles`` (it prints the exact
+  count, "Time taken is N cycles"). Its work is the measured accepted flit rate x nodes x
+  cycles x (Hops average - 1): "Hops average" counts routers, one more than links. The warm-up
+  period is counted at the measured rate, which slightly over-counts BookSim2's work (its
+  warm-up accepts less): the ratio is, if anything, in BookSim2's favour. Its time is its own
+  "Total run time" (simulation, without process start-up).
+- netsim-fast runs ``run --cycles N`` (no latency limit) in a fresh process with a warm Numba
+  cache; its work is the engine's exact flit-hop counter and its time ``sim_seconds``
+  (simulation, without compilation or loading the kernels).
+
+The ``booksim`` router of the parity issue does not exist yet, so every netsim-fast figure is
+its default ``lanes`` router (and ``iq`` where named) on the *nearest* set-up: same topology,
+VCs, buffer depth, packet size, traffic and offered load; the routers differ (paper 004's
+switch vs BookSim2's input-queued router), so accepted loads are printed beside the speeds.
+The adaptive set-up pairs BookSim2's ``min_adapt`` with netsim-fast's ``duato`` (both minimal
+adaptive with an escape VC; not the same function).
+
+Writes ``docs/figures/booksim_speed.csv`` (or ``--out``) and prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# name: (BookSim2 keys, netsim-fast Config fields, cycles). Offered loads in flits/node/cycle;
+# "30 % of capacity" = 0.3 x 8/k on a k x k torus (uniform-traffic bisection capacity 8/k).
+SETUPS = {
+    "mesh8_dor_2vc_1flit_0.15": (
+        dict(topology="mesh", k=8, n=2, routing_function="dim_order", num_vcs=2, vc_buf_size=8, packet_size=1,
+             injection_rate=0.15),
+        dict(topology="mesh", k=8, routing="dor", vcs=2, buf=8, packet_flits=1, rate=0.15), 8000),
+    "torus16_dor_4vc_8flit_0.15": (
+        dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.15),
+        dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15), 4000),
+    "torus16_dor_4vc_8flit_0.15_iq": (
+        dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.15),
+        dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15, router="iq"), 4000),
+    "torus16_dor_4vc_8flit_0.5": (
+        dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.5),
+        dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.5), 4000),
+    "torus16_adaptive_4vc_8flit_0.15": (
+        dict(topology="torus", k=16, n=2, routing_function="min_adapt", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.15),
+        dict(topology="torus", k=16, routing="duato", vcs=4, buf=8, packet_flits=8, rate=0.15), 4000),
+    "torus32_dor_4vc_8flit_0.3cap": (
+        dict(topology="torus", k=32, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.075),
+        dict(topology="torus", k=32, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.075), 2000),
+    "torus64_dor_4vc_8flit_0.3cap": (
+        dict(topology="torus", k=64, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.0375),
+        dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.0375), 1200),
+}
+FIELDS = ["setup", "tool", "repeat", "cycles", "flit_hops", "seconds", "flit_hops_per_second", "accepted_load"]
+
+NETSIM_CHILD = r"""
+import json, sys
+from netsim_fast.config import Config
+from netsim_fast.experiment import simulate
+out = simulate(Config(**json.loads(sys.argv[1])))
+print(json.dumps({k: out[k] for k in ("cycles", "flit_hops", "sim_seconds", "accepted_load")}))
+"""
+
+
+def booksim_config(keys: dict, cycles: int) -> str:
+    fixed = dict(keys, traffic="uniform", injection_rate_uses_flits=1, sim_type="throughput", warmup_periods=1,
+                 sample_period=cycles // 4, max_samples=10, latency_thres=-1.0, stopping_thres=1e9,
+                 acc_stopping_thres=1e9)
+    return "".join(f"{k} = {v};\n" for k, v in fixed.items())
+
+
+def run_booksim(binary: str, keys: dict, cycles: int) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as fh:
+        fh.write(booksim_config(keys, cycles))
+    try:
+        # BookSim2 exits with status 255 even after a complete run: read its output instead
+        text = subprocess.run([binary, fh.name], capture_output=True, text=True).stdout
+    finally:
+        os.unlink(fh.name)
+
+    def number(pattern):
+        found = re.findall(pattern, text)
+        if not found:
+            raise RuntimeError(f"BookSim2 printed no {pattern!r}; its output ends: {text[-400:]}")
+        return float(found[-1])
+
+    taken = int(number(r"Time taken is (\d+) cycles"))
+    accepted = number(r"Accepted flit rate average = ([0-9.eE+-]+)")
+    hops = number(r"Hops average = ([0-9.eE+-]+)")
+    seconds = number(r"Total run time ([0-9.eE+-]+)")
+    nodes = keys["k"] ** keys["n"]
+    flit_hops = accepted * nodes * taken * (hops - 1)
+    return {"cycles": taken, "flit_hops": flit_hops, "seconds": seconds, "accepted_load": accepted}
+
+
+def run_netsim(fields: dict, cycles: int) -> dict:
+    config = dict(fields, cycles=cycles)
+    text = subprocess.run([sys.executable, "-c", NETSIM_CHILD, json.dumps(config)], capture_output=True,
+                          text=True, check=True).stdout
+    out = json.loads(text.strip().splitlines()[-1])
+    return {"cycles": out["cycles"], "flit_hops": out["flit_hops"], "seconds": out["sim_seconds"],
+            "accepted_load": out["accepted_load"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--only", default=None, help="run the set-ups whose name contains this")
+    ap.add_argument("--out", default="docs/figures")
+    args = ap.parse_args()
+    binary = os.environ.get("BOOKSIM")
+    if not binary:
+        print("BOOKSIM is not set: skipping the comparison (build it with ../shared/booksim2/build.sh)")
+        return
+    setups = {k: v for k, v in SETUPS.items() if args.only is None or args.only in k}
+    if not setups:
+        sys.exit(f"error: --only {args.only}: matches no set-up; choose from {', '.join(SETUPS)}")
+    warm = run_netsim(dict(next(iter(setups.values()))[1]), 100)  # fills the Numba cache once
+    del warm
+    rows = []
+    for repeat in range(args.repeats):
+        for name, (bs_keys, ns_fields, cycles) in setups.items():
+            for tool, run in (("booksim2", lambda: run_booksim(binary, bs_keys, cycles)),
+                              ("netsim-fast", lambda: run_netsim(ns_fields, cycles))):
+                result = run()
+                rows.append({"setup": name, "tool": tool, "repeat": repeat, **result,
+                             "flit_hops_per_second": result["flit_hops"] / result["seconds"]})
+                print(f"  {name} {tool} #{repeat}: {rows[-1]['flit_hops_per_second'] / 1e6:.2f} M flit-hops/s",
+                      file=sys.stderr)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ("booksim_speed.csv" if args.only is None else "booksim_speed_partial.csv"), "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows({k: r[k] for k in FIELDS} for r in rows)
+    print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, medians of {args.repeats}, one process at a time")
+    print("| set-up | BookSim2 M flit-hops/s | netsim-fast M flit-hops/s | ratio | accepted (BookSim2 / netsim-fast) |")
+    print("| --- | --- | --- | --- | --- |")
+    for name in setups:
+        speed = {t: [r["flit_hops_per_second"] / 1e6 for r in rows if r["setup"] == name and r["tool"] == t]
+                 for t in ("booksim2", "netsim-fast")}
+        acc = {t: statistics.median(r["accepted_load"] for r in rows if r["setup"] == name and r["tool"] == t)
+               for t in ("booksim2", "netsim-fast")}
+        b, n = statistics.median(speed["booksim2"]), statistics.median(speed["netsim-fast"])
+        print(f"| {name} | {b:.3f} ({min(speed['booksim2']):.3f}..{max(speed['booksim2']):.3f}) | "
+              f"{n:.2f} ({min(speed['netsim-fast']):.2f}..{max(speed['netsim-fast']):.2f}) | {n / b:.1f}x | "
+              f"{acc['booksim2']:.3f} / {acc['netsim-fast']:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
