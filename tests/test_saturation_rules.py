@@ -127,7 +127,7 @@ def test_headers_of_old_packets_go_first_oldest_first():
     order = np.array([0, 1, 2, 3, 4, 5], np.int32)
     _starving_first(inl, order, 6, 100)  # injected before cycle 100: lanes 0, 1, 3, 5
     assert order.tolist() == [3, 1, 5, 0, 2, 4]  # old packets by age, then the rest in their order
-    assert starvation_guard(10000) == 2500
+    assert starvation_guard(10000) == 625
 
 
 @pytest.mark.parametrize("vc_alloc", ["rr", "age"])

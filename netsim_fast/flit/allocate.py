@@ -28,13 +28,13 @@ UNLIMITED_SPACE = 1 << 30
 @njit(**KERNEL_JIT)
 def starvation_guard(deadlock_cycles):
     """Cycles a packet may be in the network before its headers go first (see below)."""
-    return max(deadlock_cycles // 4, 1)
+    return max(deadlock_cycles // 16, 1)
 
 
 @njit(**KERNEL_JIT)
 def _starving_first(inl, va_lane, n, injected_before):
     """Bounded waiting: headers of packets injected before ``injected_before`` (in the network
-    for a quarter of ``--deadlock-cycles``) move to the front, oldest packet first; the rest
+    for a sixteenth of ``--deadlock-cycles``, 625 cycles by default) move to the front, oldest packet first; the rest
     keep their order (age or round-robin).
 
     Why this bounds every wait: past the guard, every router serves the oldest such packet

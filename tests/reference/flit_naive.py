@@ -187,7 +187,7 @@ class NaiveFlitSim:
         assert vc_alloc in ("age", "rr"), vc_alloc
         self.vc_alloc = vc_alloc
         # stage 7b: headers of packets in the network this long go first, oldest first
-        self.guard = max(deadlock_cycles // 4, 1)
+        self.guard = max(deadlock_cycles // 16, 1)
         if vc_realloc == "atomic":
             self.atomic_vcs = set(range(V))
         elif vc_realloc == "auto" and routing == "duato":
