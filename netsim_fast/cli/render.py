@@ -6,20 +6,36 @@ import contextlib
 
 
 @contextlib.contextmanager
-def progress_bar(quiet: bool, unit: str = "cycles"):
-    """Yield a ``progress(done, limit)`` callback drawing a bar on stderr (``done`` in ``unit``)."""
-    if quiet:
+def progress_bar(quiet: bool, unit: str = "cycles", phases: list[tuple[int, str]] | None = None):
+    """Yield a ``progress(done, limit)`` callback drawing a bar on stderr (``done`` in ``unit``).
+
+    Until the first update the bar says the kernels are being compiled or loaded; then it names
+    the phase ``done`` is in (``phases``: (first cycle, name) pairs, e.g. warm-up, measuring,
+    draining), with the total and the estimated time left when the total is known. Nothing is
+    drawn when ``quiet`` or when stderr is not a terminal.
+    """
+    import sys
+
+    if quiet or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:,} " + unit),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("run", total=None)
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total} " + unit),
+               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("compiling or loading kernels (compiled on the first run only)", total=None)
 
         def update(done: int, limit: int) -> None:
-            bar.update(task, completed=done, total=limit if limit < (1 << 40) else None)
+            name = "simulating"
+            for start, phase in phases or ():
+                if done >= start:
+                    name = phase
+            total = limit if limit < (1 << 40) else None
+            if phases and done < phases[-1][0]:
+                total = phases[-1][0]  # the ETA of the window; the drain usually takes a few cycles
+            bar.update(task, completed=done, total=total, description=name)
 
         yield update
 

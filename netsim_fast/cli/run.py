@@ -132,12 +132,16 @@ def run(
 def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
     from netsim_fast.experiment import simulate
     from netsim_fast.cli.render import progress_bar, render_summary
+    from netsim_fast.config import is_open_loop
     from netsim_fast.errors import DeadlockError
     from netsim_fast.workloads.finite import FORWARDING_PATTERNS
 
     unit = "packets delivered" if cfg.engine == "packet" else "cycles"
     try:
-        with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit) as progress:
+        phases = None
+        if cfg.engine == "flit" and cfg.cycles is None and is_open_loop(cfg):
+            phases = [(0, "warm-up"), (cfg.warmup, "measuring"), (cfg.warmup + cfg.measure, "draining")]
+        with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit, phases=phases) as progress:
             summary = simulate(cfg, progress=progress)
     except DeadlockError as exc:
         if as_json:
