@@ -22,6 +22,7 @@ def _opt(*names, panel, help):
 @app.command()
 @guarded
 def run(
+    ctx: typer.Context,
     *,
     topology: TopologyOpt = "torus",
     k: KOpt = None,
@@ -82,6 +83,8 @@ def run(
     sample_period: Annotated[int, _opt("--sample-period", panel=_M, help="Cycles between latency-limit checks (BookSim2's sample_period).")] = 1000,
     json: JsonOpt = False,
     quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
+    config: Annotated[Optional[str], _opt("--config", panel=_M, help="Read options from a TOML file (keys: the option names, e.g. packet_flits = 8); options given on the command line win.")] = None,
+    save_config: Annotated[Optional[str], _opt("--save-config", panel=_M, help="Write the resolved configuration (every option that applies to this run) as TOML, to repeat it with --config.")] = None,
 ) -> None:
     """Simulate one experiment and print its summary.
 
@@ -103,7 +106,16 @@ def run(
         check_invariants=check_invariants, trace=trace, latency_limit=latency_limit, sample_period=sample_period,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
+    if config is not None:
+        fields = _with_file(ctx, fields, config)
     cfg = Config(**fields)
+    if save_config is not None:
+        from netsim_fast.config.files import save_config as write_config
+
+        try:
+            write_config(cfg, save_config)
+        except OSError as exc:
+            raise bad_option("save-config", save_config, f"cannot be written ({exc.strerror})") from None
     if cfg.sync != "none":
         from netsim_fast.config import bad, is_open_loop
 
@@ -127,6 +139,26 @@ def run(
 
         raise bad("plot", plot, "draws the latency-load curve, so it needs --sweep-rates")
     _run_one(cfg, as_json=json, quiet=quiet)
+
+
+def _with_file(ctx: typer.Context, fields: dict, path: str) -> dict:
+    """``fields`` with the file's values for every option not given on the command line."""
+    from netsim_fast.config.files import read_config_file
+
+    from_file = read_config_file(path)
+    out = dict(fields)
+    for name, value in from_file.items():
+        source = ctx.get_parameter_source(name) if name in ctx.params else None
+        # by name: typer may bring its own copy of click's ParameterSource
+        if source is None or source.name in ("DEFAULT", "DEFAULT_MAP"):
+            out[name] = value
+    return out
+
+
+def bad_option(option: str, value, allowed: str):
+    from netsim_fast.config import bad
+
+    return bad(option, value, allowed)
 
 
 def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
