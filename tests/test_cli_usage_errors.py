@@ -68,3 +68,28 @@ def test_trace_paths_are_checked_before_the_run(tmp_path):
         Config(topology="torus", k=4, trace=str(not_a_folder / "run.h5"))
     with pytest.raises(ConfigError, match="is a folder"):
         Config(topology="torus", k=4, trace=str(tmp_path))
+
+
+def test_runs_estimated_over_the_memory_limit_are_refused_before_they_start():
+    import time
+
+    from typer.testing import CliRunner
+
+    from netsim_fast.cli import app
+
+    start = time.perf_counter()
+    res = CliRunner().invoke(app, ["run", "--topology", "torus", "--k", "16", "--memory-limit", "1"])
+    assert res.exit_code == 2 and "needs about" in res.stderr and "--memory-limit (1 MiB)" in res.stderr
+    res = CliRunner().invoke(app, ["run", "--topology", "hypercube", "--n", "20", "--routing", "minimal", "--vcs", "21",
+                                   "--memory-limit", "24000"])
+    assert res.exit_code == 2 and "needs about" in res.stderr
+    assert time.perf_counter() - start < 5  # refused from the estimate, nothing allocated
+
+
+def test_the_estimate_is_in_the_summary_and_grows_with_the_network():
+    import netsim_fast as nf
+    from netsim_fast.config.memory import estimated_mib
+
+    small, large = nf.Config(topology="torus", k=8, cycles=100), nf.Config(topology="torus", k=64, cycles=100)
+    assert 0 < estimated_mib(small) < estimated_mib(large)
+    assert nf.simulate(small)["estimated_mib"] == round(estimated_mib(small), 1)

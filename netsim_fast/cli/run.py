@@ -83,6 +83,7 @@ def run(
     sample_period: Annotated[int, _opt("--sample-period", panel=_M, help="Cycles between latency-limit checks (BookSim2's sample_period).")] = 1000,
     json: JsonOpt = False,
     quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
+    memory_limit: Annotated[Optional[int], _opt("--memory-limit", panel=_M, help="MiB the run may need; a run estimated to need more is refused before it starts \\[default: the memory available now].")] = None,
     config: Annotated[Optional[str], _opt("--config", panel=_M, help="Read options from a TOML file (keys: the option names, e.g. packet_flits = 8); options given on the command line win.")] = None,
     save_config: Annotated[Optional[str], _opt("--save-config", panel=_M, help="Write the resolved configuration (every option that applies to this run) as TOML, to repeat it with --config.")] = None,
 ) -> None:
@@ -104,6 +105,7 @@ def run(
         path_choice=path_choice, one_port=one_port, queue_capacity=queue_capacity, seed=seed, warmup=warmup,
         measure=measure, drain=drain, cycles=cycles, window=window, deadlock_cycles=deadlock_cycles,
         check_invariants=check_invariants, trace=trace, latency_limit=latency_limit, sample_period=sample_period,
+        memory_limit=memory_limit,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
     if config is not None:

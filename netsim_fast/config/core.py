@@ -22,7 +22,7 @@ from netsim_fast.config.router import (
     _validate_engine,
     _validate_routing,
 )
-from netsim_fast.config.run_control import RunControlFields, _validate_measurement, _validate_seeds
+from netsim_fast.config.run_control import RunControlFields, _validate_measurement, _validate_seeds, validate_memory
 from netsim_fast.config.topology import TopologyFields, _validate_topology
 from netsim_fast.config.workload import WorkloadFields, _validate_pattern_name, _validate_workload
 
@@ -87,3 +87,4 @@ def _normalise_and_validate(cfg: Config) -> None:
     _validate_workload(cfg)
     _validate_measurement(cfg)
     validate_output(cfg)
+    validate_memory(cfg)

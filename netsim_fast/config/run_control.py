@@ -32,6 +32,7 @@ class RunControlFields:
     check_invariants: bool = False
     latency_limit: int = 500  # open loop: stop, saturated, past this BookSim2 latency; 0 = off
     sample_period: int = 1000  # cycles between latency-limit checks
+    memory_limit: int | None = None  # MiB a run may need (None: what the machine has available)
     # -- randomness and output -------------------------------------------------------------
     seed: int = 1
 
@@ -59,6 +60,24 @@ def _validate_measurement(cfg: RunControlFields) -> None:
     _require_int("deadlock-cycles", cfg.deadlock_cycles, 1, what=" cycles")
     _require_int("latency-limit", cfg.latency_limit, 0, what=" cycles (0 = off)")
     _require_int("sample-period", cfg.sample_period, 1, what=" cycles")
+    _require_int("memory-limit", cfg.memory_limit, 1, what=" MiB")
     if cfg.cycles is not None:
         _reject_unless_default(cfg, ("latency_limit", "sample_period"),
                                "does not apply with --cycles, which runs exactly that many cycles with no latency limit")
+
+
+def validate_memory(cfg) -> None:
+    """Refuse a run whose estimated memory (``config/memory.py``) exceeds ``--memory-limit``."""
+    from netsim_fast.checks import bad
+    from netsim_fast.config.memory import available_mib, estimated_mib
+
+    if cfg.engine is None:
+        return
+    limit = cfg.memory_limit if cfg.memory_limit is not None else available_mib()
+    need = estimated_mib(cfg)
+    if limit is not None and need > limit:
+        where = "--memory-limit" if cfg.memory_limit is not None else "the memory available now"
+        raise bad("memory-limit" if cfg.memory_limit is not None else "nodes" if cfg.radix is None else "dims",
+                  cfg.memory_limit if cfg.memory_limit is not None else (cfg.nodes if cfg.radix is None else cfg.dims),
+                  f"this run needs about {need:,.0f} MiB, more than {where} ({limit:,} MiB); make the network, "
+                  "the run or the table routing smaller, or raise --memory-limit")

@@ -1,0 +1,89 @@
+"""How much memory a run will need, estimated before anything is allocated.
+
+``estimated_mib(cfg)`` adds up the arrays the run allocates: the flit engine's lane, port and
+node records, buffers and event rings (sizes from ``netsim_fast.flit.state``'s record types),
+the packet records (every packet of a finite workload; for open-loop traffic every packet
+created over the run, which the statistics keep), the port tables, and for table routings and
+the packet engine the N x N next-port table and distances. It is an estimate (NumPy temporaries
+and Python objects are left out; what is counted dominates large runs). A run whose estimate
+exceeds ``--memory-limit`` MiB (default: the memory the machine has available now) is refused
+with the estimate in the message, before a kernel compiles or a file is created.
+"""
+
+from __future__ import annotations
+
+import math
+
+MIB = 1 << 20
+
+
+def available_mib() -> int | None:
+    """MemAvailable of /proc/meminfo in MiB, or None where the platform does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        return None
+    return None
+
+
+def _ports(cfg) -> int:
+    """Ports per router including the local one, from the description alone."""
+    kind, n = cfg.topology, cfg.n_nodes or 0
+    if cfg.radix is not None:
+        return sum(1 if k == 2 else 2 for k in cfg.radix) + 1  # radix 2: one link per pair
+    if kind == "rrg":
+        return cfg.degree + 1
+    if kind == "complete":
+        return n
+    if kind == "circulant":
+        return 2 * len(cfg.jumps) + 1
+    if kind == "ring":
+        return 3
+    if kind == "debruijn":
+        return 2 * (cfg.base or 2) + 1
+    if kind == "bmg":
+        return 2 * max(1, math.ceil(math.log2(max(n, 2)))) + 1
+    return 8  # an edge list is read later; its port table is counted once it is
+
+
+def _packets(cfg) -> int:
+    n = cfg.n_nodes or 0
+    if cfg.engine == "flit" and cfg.pattern is not None and cfg.rate is not None and cfg.cycles is None \
+            and cfg.drain is not None:
+        from netsim_fast.config.workload import is_open_loop
+
+        if is_open_loop(cfg):
+            cycles = cfg.warmup + cfg.measure + cfg.drain
+            return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cycles) + 1024
+    if cfg.engine == "flit" and cfg.cycles is not None and cfg.rate is not None:
+        return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cfg.cycles) + 1024
+    if cfg.pattern == "random":
+        return n * (cfg.messages or 1)
+    return n * max(n - 1, 1)  # total exchanges and the like: one message (or more) per pair
+
+
+def estimated_mib(cfg) -> float:
+    """The memory ``cfg``'s run needs, in MiB (see the module docstring)."""
+    from netsim_fast.flit import state as fs
+
+    n = cfg.n_nodes
+    if n is None or cfg.engine is None:
+        return 0.0
+    ports = _ports(cfg)
+    total = n * ports * 4 * 6  # port tables of the topology (int32 columns)
+    table_routing = cfg.engine == "packet" or (cfg.routing not in (None, "dor", "duato", "dor-nodateline"))
+    if table_routing:
+        total += n * n * (2 + max(1, -(-ports // 8)))  # distances (int16) and next-port masks
+    if cfg.engine == "flit":
+        lanes = n * ports * cfg.vcs
+        ring = max(cfg.t_link + cfg.t_crossbar, cfg.credit_delay) + 2
+        per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
+            + 4 * ring + (16 if cfg.check_invariants else 0)
+        total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring)) \
+            + _packets(cfg) * fs.PACKET.itemsize
+    else:
+        total += _packets(cfg) * 96  # message arrays, packet records and queue slots
+    return total / MIB
