@@ -120,12 +120,17 @@ def soak(job) -> dict:
     from netsim_fast.errors import DeadlockError
     from netsim_fast.experiment import simulate
 
+    from netsim_fast.errors import ConfigError
+
     setup, cycles, prone = job
     start = time.perf_counter()
     try:
         s = simulate(config(setup, cycles))
     except DeadlockError as exc:
         s = exc.summary
+    except ConfigError as exc:  # refused before it starts, e.g. more memory than the machine has
+        return {"name": setup["name"], "cycles": 0, "verdict": f"not run: {exc}", "sim_seconds": 0,
+                **{k: None for k in FIELDS if k not in ("name", "cycles", "verdict", "sim_seconds")}}
     row = {"name": setup["name"], "cycles": s["cycles"], "deadlock": bool(s["deadlock"]),
            "knot_channels": len(s.get("deadlock_cycle") or []),
            "starved_channels": s.get("starved_channel_count") or 0,

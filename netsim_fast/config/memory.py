@@ -65,6 +65,12 @@ def _packets(cfg) -> int:
     return n * max(n - 1, 1)  # total exchanges and the like: one message (or more) per pair
 
 
+def _open_loop(cfg) -> bool:
+    from netsim_fast.config.workload import is_open_loop
+
+    return cfg.pattern is not None and is_open_loop(cfg)
+
+
 def estimated_mib(cfg) -> float:
     """The memory ``cfg``'s run needs, in MiB (see the module docstring)."""
     from netsim_fast.flit import state as fs
@@ -82,8 +88,11 @@ def estimated_mib(cfg) -> float:
         ring = max(cfg.t_link + cfg.t_crossbar, cfg.credit_delay) + 2
         per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
             + 4 * ring + (16 if cfg.check_invariants else 0)
+        # open-loop packets arrive during the run into an array that doubles: at the last
+        # doubling the old array (up to the count) and the new one (twice that) are both alive
+        growth = 3 if cfg.rate is not None and _open_loop(cfg) else 1
         total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring)) \
-            + _packets(cfg) * fs.PACKET.itemsize
+            + growth * _packets(cfg) * fs.PACKET.itemsize
     else:
         total += _packets(cfg) * 96  # message arrays, packet records and queue slots
     return total / MIB
