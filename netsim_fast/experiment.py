@@ -29,7 +29,21 @@ def simulate(cfg: Config, *, progress=None, topology=None) -> dict:
 
     summary = _dispatch(cfg, topology, progress)
     summary["estimated_mib"] = round(estimated_mib(cfg), 1)  # what the Config check compared
+    summary["peak_rss_mib"] = peak_rss_mib()
     return summary
+
+
+def peak_rss_mib() -> float | None:
+    """The process's peak resident memory so far, in MiB (None where the platform has no
+    getrusage): the whole process, Python and compiled kernels included."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1 << 20) if sys.platform == "darwin" else peak / 1024, 1)  # bytes on macOS, KiB on Linux
 
 
 def _dispatch(cfg: Config, topology, progress) -> dict:

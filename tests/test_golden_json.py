@@ -41,7 +41,7 @@ RUNS = {
 
 def is_wall_clock(key: str) -> bool:
     """Timings (``sim_seconds``, ``flit_hops_per_second``, ...) differ from run to run."""
-    return key.endswith("_seconds") or key.endswith("_per_second")
+    return key.endswith("_seconds") or key.endswith("_per_second") or key == "peak_rss_mib"
 
 
 def run_json(args: str) -> dict:
