@@ -93,3 +93,21 @@ def test_the_estimate_is_in_the_summary_and_grows_with_the_network():
     small, large = nf.Config(topology="torus", k=8, cycles=100), nf.Config(topology="torus", k=64, cycles=100)
     assert 0 < estimated_mib(small) < estimated_mib(large)
     assert nf.simulate(small)["estimated_mib"] == round(estimated_mib(small), 1)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--topology", "torus", "--k", "4", "--loops", "3"], "--loops 3: applies to --routing bmg-equiclass only"),
+    (["--engine", "packet", "--topology", "rrg", "--nodes", "32", "--degree", "4", "--vc-alloc", "rr"], "--vc-alloc rr"),
+    (["--topology", "torus", "--k", "4", "--hotspot-fraction", "0.3"], "applies to --pattern hotspot only"),
+    (["--topology", "torus", "--k", "4", "--hotspot-nodes", "3"], "applies to --pattern hotspot only"),
+    (["--engine", "packet", "--topology", "torus", "--dims", "8,8", "--pattern", "gossip-one", "--seed", "5"],
+     "--seed 5: does not apply to --pattern gossip-one"),
+    (["--topology", "torus", "--k", "4", "--sweep-rates", "0.1,0.2", "--trace", "x.h5"], "--trace x.h5"),
+])
+def test_options_that_do_not_apply_are_refused_not_ignored(args, needle):
+    from typer.testing import CliRunner
+
+    from netsim_fast.cli import app
+
+    res = CliRunner().invoke(app, ["run", *args])
+    assert res.exit_code == 2 and needle in res.stderr, res.stderr

@@ -129,6 +129,8 @@ def run(
 
         if not is_open_loop(cfg):
             raise bad("sweep-rates", sweep_rates, f"varies --rate of open-loop patterns; --pattern {cfg.pattern} is a finite workload")
+        if cfg.trace is not None:
+            raise bad("trace", cfg.trace, "writes one run's trace; --sweep-rates runs many (use netsim-fast sweep, whose [sweep] table can keep traces)")
 
         rate_curve(cfg, sweep_rates, plot=plot, as_json=json, quiet=quiet, past_saturation=past_saturation)
         return

@@ -83,7 +83,7 @@ FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
                      "credit_delay", "headers_per_cycle", "eject_rate", "inject_vcs", "packet_flits",
-                     "packet_bytes", "flit_bytes", "check_invariants", "sync")
+                     "packet_bytes", "flit_bytes", "check_invariants", "sync", "vc_alloc", "vc_realloc")
 
 
 def needs_datelines(cfg: TopologyFields) -> bool:
@@ -108,6 +108,8 @@ def _validate_routing(cfg: RouterFields) -> None:
     if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:
         raise bad("routing", cfg.routing, "is not available in the packet engine; it runs minimal (any topology), dor (tori, meshes, hypercubes) and the BMG routers (bmg)")
     _require_int("loops", cfg.loops, 0, 64, " (equivalence-class loops of bmg-equiclass)")
+    if cfg.routing != "bmg-equiclass" and cfg.loops != 4:
+        raise bad("loops", cfg.loops, "applies to --routing bmg-equiclass only (its equivalence-class loops)")
 
 
 def _validate_engine(cfg: RouterFields) -> None:

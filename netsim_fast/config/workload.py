@@ -114,6 +114,12 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
+    if cfg.pattern != "hotspot":  # a normalised Config carries the defaults back: 0.1 and (0,)
+        if cfg.hotspot_fraction != 0.1:
+            raise bad("hotspot-fraction", cfg.hotspot_fraction, "applies to --pattern hotspot only")
+        nodes = parse_int_list("hotspot_nodes", cfg.hotspot_nodes)
+        if nodes not in (None, (0,)):
+            raise bad("hotspot-nodes", cfg.hotspot_nodes, "applies to --pattern hotspot only")
     _set(cfg, "hotspot_nodes", parse_int_list("hotspot_nodes", cfg.hotspot_nodes) or (0,))
     if n_nodes is not None:
         for node in cfg.hotspot_nodes:
@@ -153,6 +159,8 @@ def _validate_finite(cfg: WorkloadFields) -> None:
                       "pass --topology torus --dims n1,n2,...")
         if min(cfg.dims) < 3:
             raise bad("dims", cfg.dims, f"--pattern {pattern} needs every radix >= 3 (a radix-2 ring has one link here, the paper's has two)")
+    if pattern in forwarding and cfg.seed != 1:
+        raise bad("seed", cfg.seed, f"does not apply to --pattern {pattern}: its forwarding rules are deterministic")
     if pattern in forwarding:
         if cfg.routing != "minimal":
             raise bad("routing", cfg.routing, f"does not apply to --pattern {pattern}: it follows its own forwarding rules")
