@@ -37,22 +37,32 @@ def _from_pairs(n_nodes: int, pairs: np.ndarray, kind: str, params: dict, what: 
     return Topology(kind=kind, params=params, arrays=from_edges(n_nodes, pairs))
 
 
+MAX_EDGE_LIST_NODES = 1 << 20  # as for every topology: beyond it the port tables alone are gigabytes
+
+
+def _is_id(text: str) -> bool:
+    """A node id: ASCII digits only (str.isdigit also accepts '²', which int() refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def from_edgelist_file(path) -> Topology:
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"--file {str(path)!r} cannot be read ({exc.strerror or exc}); give an edge-list file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"--file {str(path)!r} is not UTF-8 text; give an edge-list file (one 'u v' pair per line)") from None
     declared, pairs = None, []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         fields = [f for f in _SPLIT.split(line) if f]
-        if fields[0] == "nodes" and declared is None and not pairs and len(fields) == 2 and fields[1].isdigit():
+        if fields[0] == "nodes" and declared is None and not pairs and len(fields) == 2 and _is_id(fields[1]):
             declared = int(fields[1])
             continue
-        if len(fields) != 2 or not all(f.isdigit() for f in fields):
+        if len(fields) != 2 or not all(_is_id(f) for f in fields):
             raise ConfigError(f"--file {path}: line {lineno} {raw.strip()!r} is not 'u v' with two non-negative integer node ids")
         u, v = int(fields[0]), int(fields[1])
         if u == v:
@@ -62,8 +72,10 @@ def from_edgelist_file(path) -> Topology:
         pairs.append((u, v))
     if not pairs:
         raise ConfigError(f"--file {path} holds no links; write one 'u v' pair per line")
+    n_nodes = declared if declared is not None else max(max(p) for p in pairs) + 1
+    if n_nodes > MAX_EDGE_LIST_NODES:
+        raise ConfigError(f"--file {path}: {n_nodes} nodes exceed the limit of {MAX_EDGE_LIST_NODES}")
     pairs = np.array(pairs, dtype=np.int64)
-    n_nodes = declared if declared is not None else int(pairs.max()) + 1
     return _from_pairs(n_nodes, pairs, "edgelist", {"file": str(path), "nodes": n_nodes}, f"--file {path}")
 
 

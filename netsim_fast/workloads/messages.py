@@ -146,9 +146,11 @@ def read_messages(path: str | Path, n_nodes: int) -> Messages:
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read messages file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"messages file {str(path)!r} is not UTF-8 text ('src dst [release_cycle]' per line)") from None
     rows = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
@@ -174,8 +176,8 @@ def read_messages(path: str | Path, n_nodes: int) -> Messages:
         if src == dst:
             raise ConfigError(f"{where}: src equals dst ({src}); a message to itself never "
                               "enters the network, remove the line")
-        if release < 0:
-            raise ConfigError(f"{where}: release_cycle must be >= 0; found {release}")
+        if not 0 <= release < 1 << 62:
+            raise ConfigError(f"{where}: release_cycle must be in 0..2^62; found {release}")
         rows.append((src, dst, release))
     if not rows:
         raise ConfigError(f"messages file {str(path)!r} holds no message")
