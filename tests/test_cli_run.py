@@ -190,3 +190,17 @@ def test_an_interrupted_run_prints_its_summary_and_exits_130(monkeypatch):
     assert res.exit_code == 130
     assert json.loads(res.stdout)["stop_reason"] == "interrupted"
     assert "interrupted at cycle" in res.stderr
+
+
+def test_a_temporary_left_by_a_killed_writer_is_removed_by_the_next_run(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)  # a process that has exited
+    stale = tmp_path / f".run.h5.{pid}.tmp"
+    stale.write_bytes(b"half a trace")
+    res = invoke("run", *SMALL, "--trace", str(tmp_path / "run.h5"), "--quiet")
+    assert res.exit_code == 0, res.output
+    assert not stale.exists() and (tmp_path / "run.h5").exists()
+    assert not list(tmp_path.glob(".*tmp"))

@@ -36,6 +36,24 @@ def _column(group, name, values) -> None:
         group.create_dataset(name, data=values)
 
 
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Delete temporaries of ``path`` left by writers that died (killed mid-write): their name
+    carries the writer's process id, and no such process runs any more. Returns what it removed."""
+    removed = []
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        pid_text = tmp.name[len(path.name) + 2:-len(".tmp")]
+        if not pid_text.isdigit():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:  # the writer is gone: its file can never be completed
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp)
+        except (PermissionError, OSError):
+            continue  # alive (or not ours to judge)
+    return removed
+
+
 def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict, packets: dict,
                 timeseries: dict, window_cycles: int, links: dict, nodes: dict | None = None) -> Path:
     """Write the trace; the file appears under ``path`` only once fully written."""
@@ -46,6 +64,7 @@ def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict,
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with h5py.File(tmp, "w") as h5:
