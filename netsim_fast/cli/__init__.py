@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Abort:
         typer.echo("aborted", err=True)
         code = 1
+    except KeyboardInterrupt:  # Ctrl-C outside a run loop (compiling, writing): nothing kept
+        typer.secho("interrupted: nothing was written (a trace appears only once complete)", fg=typer.colors.YELLOW,
+                    err=True)
+        code = 130
     except _usage_exceptions() as exc:
         ctx = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError" or not hasattr(exc, "format_message"):
