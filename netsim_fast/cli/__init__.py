@@ -71,12 +71,9 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         code = app(args=argv, standalone_mode=False)
-    except typer.Abort:
-        typer.echo("aborted", err=True)
-        code = 1
-    except KeyboardInterrupt:  # Ctrl-C outside a run loop (compiling, writing): nothing kept
-        typer.secho("interrupted: nothing was written (a trace appears only once complete)", fg=typer.colors.YELLOW,
-                    err=True)
+    except (typer.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort; outside a run loop nothing is kept
+        typer.secho("interrupted: a trace is written only once complete; a sweep keeps its finished rows and resumes",
+                    fg=typer.colors.YELLOW, err=True)
         code = 130
     except _usage_exceptions() as exc:
         ctx = getattr(exc, "ctx", None)
