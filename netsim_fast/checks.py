@@ -8,7 +8,9 @@ checks, the studies' specs) words its errors the same way without importing ``co
 from __future__ import annotations
 
 import difflib
+import os
 import re
+from pathlib import Path
 
 from netsim_fast.errors import ConfigError
 
@@ -55,3 +57,19 @@ def require_int(option: str, value, low: int | None = None, high: int | None = N
         raise bad(option, value, f"must be >= {low}{what}")
     if high is not None and value > high:
         raise bad(option, value, f"must be <= {high}{what}")
+
+
+def check_writable_file(option: str, path) -> str:
+    """``path`` as a string, once it is known that a file can be written there: not a folder,
+    and its nearest existing folder writable (missing folders are created when writing)."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise bad(option, path, "expected a file path")
+    path = Path(path)
+    if path.is_dir():
+        raise bad(option, str(path), "is a folder; give a file path")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise bad(option, str(path), f"cannot be written: {folder} is not a writable folder")
+    return str(path)

@@ -108,6 +108,11 @@ def run(
         memory_limit=memory_limit,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
+    from netsim_fast.checks import check_writable_file
+
+    for option, path in (("plot", plot), ("save-config", save_config)):
+        if path is not None:  # checked before any work, not after the curve
+            check_writable_file(option, path)
     if config is not None:
         fields = _with_file(ctx, fields, config)
     cfg = Config(**fields)
