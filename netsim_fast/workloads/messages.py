@@ -176,8 +176,10 @@ def read_messages(path: str | Path, n_nodes: int) -> Messages:
         if src == dst:
             raise ConfigError(f"{where}: src equals dst ({src}); a message to itself never "
                               "enters the network, remove the line")
-        if not 0 <= release < 1 << 62:
-            raise ConfigError(f"{where}: release_cycle must be in 0..2^62; found {release}")
+        if release < 0:
+            raise ConfigError(f"{where}: release_cycle must be >= 0; found {release}")
+        if release >= 1 << 62:
+            raise ConfigError(f"{where}: release_cycle must be < 2^62; found {release}")
         rows.append((src, dst, release))
     if not rows:
         raise ConfigError(f"messages file {str(path)!r} holds no message")
