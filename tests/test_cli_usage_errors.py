@@ -111,3 +111,15 @@ def test_options_that_do_not_apply_are_refused_not_ignored(args, needle):
 
     res = CliRunner().invoke(app, ["run", *args])
     assert res.exit_code == 2 and needle in res.stderr, res.stderr
+
+
+def test_an_absurd_number_of_dimensions_is_refused_at_once():
+    # found by the fuzzer: k ** n was computed before n was bounded, and never finished
+    import time
+
+    from netsim_fast.config import Config, ConfigError
+
+    start = time.perf_counter()
+    with pytest.raises(ConfigError, match="exceed the limit"):
+        Config(topology="torus", k=3, n=10**20)
+    assert time.perf_counter() - start < 1

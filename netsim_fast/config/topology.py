@@ -102,7 +102,8 @@ def _check_grid(cfg: TopologyFields) -> None:
     _require_int("k", cfg.k, 2, what=" (the radix of every dimension)")
     n = 2 if cfg.n is None else cfg.n
     _require_int("n", n, 1, what=" (the number of dimensions)")
-    if cfg.k ** n > MAX_NODES:
+    # n first: k ** n with an absurd n (the fuzzer's --n 10**20) would never finish computing
+    if n > MAX_NODES.bit_length() or cfg.k ** n > MAX_NODES:
         raise bad("k", cfg.k, f"{cfg.k}^{n} nodes exceed the limit of {MAX_NODES}")
     _set(cfg, "dims", (cfg.k,) * n)
     _set(cfg, "k", None)
