@@ -122,7 +122,9 @@ def run(
         try:
             write_config(cfg, save_config)
         except OSError as exc:
-            raise bad_option("save-config", save_config, f"cannot be written ({exc.strerror})") from None
+            from netsim_fast.config import bad
+
+            raise bad("save-config", save_config, f"cannot be written ({exc.strerror})") from None
     if cfg.sync != "none":
         from netsim_fast.config import bad, is_open_loop
 
@@ -162,12 +164,6 @@ def _with_file(ctx: typer.Context, fields: dict, path: str) -> dict:
         if source is None or source.name in ("DEFAULT", "DEFAULT_MAP"):
             out[name] = value
     return out
-
-
-def bad_option(option: str, value, allowed: str):
-    from netsim_fast.config import bad
-
-    return bad(option, value, allowed)
 
 
 def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:

@@ -16,7 +16,8 @@ from pathlib import Path
 from netsim_fast.checks import bad, unknown_choice
 
 
-def _toml():
+def toml_module():
+    """tomllib (Python >= 3.11) or its backport tomli, which pyproject requires on 3.10."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10: the backport pyproject requires there
@@ -30,12 +31,12 @@ def read_config_file(path) -> dict:
 
     path = Path(path)
     try:
-        data = _toml().loads(path.read_text(encoding="utf-8"))
+        data = toml_module().loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise bad("config", str(path), "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise bad("config", str(path), f"cannot be read as text ({type(exc).__name__})") from None
-    except _toml().TOMLDecodeError as exc:
+    except toml_module().TOMLDecodeError as exc:
         raise bad("config", str(path), f"is not valid TOML ({exc})") from None
     known = {f.name for f in fields(Config)}
     out = {}
@@ -66,7 +67,7 @@ def applicable_fields(cfg) -> dict:
         skip |= {"warmup", "measure", "drain", "latency_limit", "sample_period"}
     if cfg.topology != "rrg":
         skip.add("graph_seed")
-    if not (cfg.routing or "").startswith("bmg-equiclass"):
+    if cfg.routing != "bmg-equiclass":
         skip.add("loops")
     return {k: v for k, v in cfg.to_dict().items() if v is not None and k not in skip}
 

@@ -50,16 +50,11 @@ def _ports(cfg) -> int:
 
 
 def _packets(cfg) -> int:
+    """Packets the run creates: open-loop traffic over all its cycles, or the finite workload."""
     n = cfg.n_nodes or 0
-    if cfg.engine == "flit" and cfg.pattern is not None and cfg.rate is not None and cfg.cycles is None \
-            and cfg.drain is not None:
-        from netsim_fast.config.workload import is_open_loop
-
-        if is_open_loop(cfg):
-            cycles = cfg.warmup + cfg.measure + cfg.drain
-            return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cycles) + 1024
-    if cfg.engine == "flit" and cfg.cycles is not None and cfg.rate is not None:
-        return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cfg.cycles) + 1024
+    if cfg.engine == "flit" and _open_loop(cfg):
+        cycles = cfg.cycles if cfg.cycles is not None else cfg.warmup + cfg.measure + cfg.drain
+        return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cycles) + 1024
     if cfg.pattern == "random":
         return n * (cfg.messages or 1)
     return n * max(n - 1, 1)  # total exchanges and the like: one message (or more) per pair
@@ -90,7 +85,7 @@ def estimated_mib(cfg) -> float:
             + 4 * ring + (16 if cfg.check_invariants else 0)
         # open-loop packets arrive during the run into an array that doubles: at the last
         # doubling the old array (up to the count) and the new one (twice that) are both alive
-        growth = 3 if cfg.rate is not None and _open_loop(cfg) else 1
+        growth = 3 if _open_loop(cfg) else 1
         total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring)) \
             + growth * _packets(cfg) * fs.PACKET.itemsize
     else:

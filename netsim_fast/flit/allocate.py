@@ -157,7 +157,7 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, 
                 va_lane[k + 1] = other
                 k -= 1
             va_lane[k + 1] = lane
-    if n > 1:
+    if p.vc_alloc == VC_ALLOC_RR and n > 1:  # age order already puts the oldest packets first
         _starving_first(inl, va_lane, n, t - starvation_guard(p.deadlock_cycles))
     for i in range(n):
         lane = va_lane[i]

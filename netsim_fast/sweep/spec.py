@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from netsim_fast.config import Config
+from netsim_fast.config.files import toml_module
 from netsim_fast.errors import ConfigError
 
 TABLES = ("base", "grid", "points", "sweep")
@@ -113,18 +114,9 @@ def point_id(cfg: Config) -> str:
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _toml():
-    """tomllib (Python >= 3.11) or its backport tomli, which pyproject requires on 3.10."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    return tomllib
-
-
 def read_spec_file(path) -> dict:
     """The tables of a TOML spec file (no validation yet)."""
-    tomllib = _toml()
+    tomllib = toml_module()
 
     path = Path(path)
     try:
@@ -165,7 +157,7 @@ def parse_assignment(text: str, option: str, as_list: bool = False) -> tuple[str
     With ``as_list`` a VALUE that is not a TOML list is split on commas (``rate=0.1,0.2``);
     write a TOML list for values that contain commas (``'dims=["8,8","4,4,4"]'``).
     """
-    tomllib = _toml()
+    tomllib = toml_module()
 
     key, sep, raw = text.partition("=")
     key = key.strip()
