@@ -20,7 +20,7 @@ from netsim_fast.config._helpers import set_field as _set
 
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
-                     "sample_period")
+                     "sample_period", "source_queue")
 SYNCS = ("none", "local", "global")
 
 
@@ -36,6 +36,7 @@ class WorkloadFields:
     flit_bytes: int = 4
     hotspot_fraction: float = 0.1
     hotspot_nodes: tuple[int, ...] | None = None
+    source_queue: int | None = None  # open loop: packets a node's source queue holds; more are dropped
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
@@ -112,6 +113,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
     if not 0 <= cfg.rate <= 1:
         raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
+    _require_int("source-queue", cfg.source_queue, 1, 2**31 - 1, what=" packets")
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
     if cfg.pattern != "hotspot":  # a normalised Config carries the defaults back: 0.1 and (0,)

@@ -247,6 +247,10 @@ class Watchdog:
         self.next_analysis = t + self.backoff
         return False
 
+    def renumber(self, shift: int) -> None:
+        """Packet ids went down by ``shift`` (flit/retire.py): so do the remembered fronts'."""
+        self.known = {(kind, i, pkt - shift) for kind, i, pkt in self.known}
+
     def report(self, state, n_lanes: int) -> dict:
         """Summary keys: the longest wait and the channels that waited past the limit."""
         longest = int(state.cnt[fs.C_MAX_WAIT])

@@ -35,7 +35,7 @@ from netsim_fast.flit.flits import flit_packet
 from netsim_fast.flit.route import route_headers
 from netsim_fast.flit.source import inject_node, release
 from netsim_fast.flit.state import (
-    C_CYCLE, C_DELIVERED, C_DONE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
+    C_CYCLE, C_DELIVERED, C_DONE, C_DROPPED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
     C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
     ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
@@ -122,7 +122,7 @@ def _stop_rule_met(cnt, p, t):
     if p.stop_mode == STOP_WINDOW:
         return t + 1 >= p.win_end and cnt[C_WIN_OPEN] == 0
     if p.stop_mode == STOP_ALL:
-        return cnt[C_DELIVERED] >= p.n_total
+        return cnt[C_DELIVERED] + cnt[C_DROPPED] >= p.n_total
     return False
 
 

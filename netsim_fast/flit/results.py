@@ -16,15 +16,6 @@ from netsim_fast.flit import state as fs
 from netsim_fast.summary_keys import HISTOGRAM_BINS, SATURATION_RATIO, WALL_CLOCK_KEYS  # noqa: F401 (re-exported)
 
 
-def packet_table(state) -> dict:
-    """Per-packet columns of the packets the workload created so far (numpy views, trimmed)."""
-    pkt = state.pkt[: int(state.cnt[fs.C_NEXT_RELEASE])]
-    fields = {"src": "src", "dst": "dst", "size_flits": "len", "created_cycle": "release",
-              "injected_cycle": "injected", "head_arrival_cycle": "head_del",
-              "tail_arrival_cycle": "tail_del", "hops": "hops"}
-    return {name: np.ascontiguousarray(pkt[field]) for name, field in fields.items()}
-
-
 def _nullable(value):
     return None if value is None or (isinstance(value, float) and not np.isfinite(value)) else value
 
@@ -72,7 +63,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     """The result object of ``netsim-fast run --json`` for an open-loop or fixed-length run."""
     state, params = run.state, run.params
     n = run.topo.n_nodes
-    pk = packet_table(state)
+    pk = run.packet_table()
     win_start, win_end = params.win_start, min(params.win_end, run.cycles)
     if cfg.cycles is not None:
         win_start, win_end = 0, run.cycles
@@ -83,14 +74,16 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     in_window = (pk["created_cycle"] >= win_start) & (pk["created_cycle"] < win_end)
     delivered = pk["tail_arrival_cycle"] >= 0
     tail_in_window = delivered & (pk["tail_arrival_cycle"] >= win_start) & (pk["tail_arrival_cycle"] < win_end)
-    offered = float(pk["size_flits"][in_window].sum()) / (n * length)
+    # packets dropped at a full --source-queue were offered too (they are in no packet table)
+    dropped_flits = int(state.cnt[fs.C_DROPPED_FLITS if stopped_in_warmup else fs.C_WIN_DROPPED_FLITS])
+    offered = float(pk["size_flits"][in_window].sum() + dropped_flits) / (n * length)
     if stopped_in_warmup:
         accepted = float(pk["size_flits"][tail_in_window].sum()) / (n * length)
     else:
         accepted = float(state.cnt[fs.C_WIN_FLITS_OUT]) / (n * length)
     drained = bool(np.all(delivered[in_window]))
     saturated = (accepted < SATURATION_RATIO * offered or (cfg.cycles is None and not drained)
-                 or run.stop_reason == "latency-limit")
+                 or run.stop_reason == "latency-limit" or dropped_flits > 0)
     injected_in_window = (pk["injected_cycle"] >= win_start) & (pk["injected_cycle"] < win_end)
     measured = in_window & delivered
     lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
@@ -127,6 +120,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         "link_utilization_mean": float(util[real_links].mean()),
         "link_utilization_max": float(util[real_links].max()),
         "source_queue_max": int(state.ts_queued.max()) if state.ts_queued.size else 0,
+        "source_dropped_packets": int(state.cnt[fs.C_DROPPED]),
         "measure_window": [int(win_start), int(win_end)],
         "sim_seconds": run.sim_seconds,
         "compile_seconds": run.compile_seconds,
@@ -144,7 +138,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
     """
     state = run.state
     n = run.topo.n_nodes
-    pk = packet_table(state)
+    pk = run.packet_table()
     delivered = pk["tail_arrival_cycle"] >= 0
     all_delivered = bool(delivered.all())
     completion = int(pk["tail_arrival_cycle"].max()) if all_delivered and delivered.size else None

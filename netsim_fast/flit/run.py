@@ -36,6 +36,13 @@ class FlitRun:
     # completed | cycles | latency-limit | drain-limit | deadlock | interrupted
     stop_reason: str = "completed"
     latency_check: float | None = None  # the latency limit's last value (open-loop runs)
+    retired: object = None  # RetiredPackets of an open-loop run (flit/retire.py), else None
+
+    def packet_table(self) -> dict:
+        """Columns of every packet released and not dropped, retired ones included."""
+        from netsim_fast.flit.retire import live_table
+
+        return self.retired.table(self.state) if self.retired is not None else live_table(self.state)
 
 
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
@@ -55,7 +62,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
-        sync=fs.SYNCS[sync],
+        sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0,
     )
 
 
@@ -127,14 +134,16 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     expected = int(topo.n_nodes * cfg.rate / cfg.packet_flits * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
                          route_mask=route_mask)
-    traffic = None
+    traffic, retired = None, None
     if packets is not None:
         state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase)
         if phased:
             state = fs.set_phases(state, topo.n_nodes, packets.dst, packets.phase)
     else:
+        from netsim_fast.flit.retire import RetiredPackets
         from netsim_fast.workloads.synthetic import SyntheticTraffic
 
+        retired = RetiredPackets()
         traffic = SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits,
                                    seed=cfg.seed, hotspot_fraction=cfg.hotspot_fraction,
                                    hotspot_nodes=cfg.hotspot_nodes)
@@ -169,6 +178,11 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             if latency_limit is not None and t == latency_limit.next_check and latency_limit.check(state, t):
                 stop_reason = "latency-limit"
                 break
+            upto = None if latency_limit is None else latency_limit.first_open  # packets it has counted
+            if retired is not None and (shift := retired.retire(state, upto)):
+                watchdog.renumber(shift)
+                if latency_limit is not None:
+                    latency_limit.renumber(shift)
     except KeyboardInterrupt:  # Ctrl-C between or inside batches: the cycles run so far are a result
         stop_reason, err = "interrupted", fs.ERR_OK
         t = int(state.cnt[fs.C_CYCLE])
@@ -178,7 +192,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
         stop_reason = "completed" if done else ("cycles" if cfg.cycles is not None else "drain-limit")
     run = FlitRun(state=state, params=params, topo=topo, cycles=t, done=done,
                   error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds, stop_reason=stop_reason,
-                  latency_check=None if latency_limit is None else latency_limit.value)
+                  latency_check=None if latency_limit is None else latency_limit.value, retired=retired)
     run.extras.update(watchdog.report(state, state.inl.shape[0]))
     run.extras["deadlock_cycle"] = watchdog.knot or None
     run.extras["deadlock_last_move"] = watchdog.knot_last_move
@@ -218,9 +232,10 @@ def describe_error(err: int, state, params, topo, knot: list | None = None) -> s
         fs.ERR_CREDIT: (f"credit conservation broken at cycle {t} on {_lane_name(-1 - lane, params, topo)} "
                         "(its credits, the flits in flight to and held by the downstream lane, and the credits "
                         f"returning do not add up to --buf {params.buf})"),
-        fs.ERR_OVERFLOW: f"input lane overflow at cycle {t} on {_lane_name(lane, params, topo)} (packet {pkt})",
-        fs.ERR_ORDER: (f"flits of packet {pkt} delivered out of order at cycle {t} at router "
+        fs.ERR_OVERFLOW: f"input lane overflow at cycle {t} on {_lane_name(lane, params, topo)}",
+        fs.ERR_ORDER: (f"flits of a packet delivered out of order at cycle {t} at router "
                        f"{int(state.pkt['dst'][pkt])} (its destination)"),
-        fs.ERR_NO_ROUTE: f"routing gave no candidate for packet {pkt} at cycle {t} on {_lane_name(lane, params, topo)}",
+        fs.ERR_NO_ROUTE: (f"routing gave no candidate for a packet from node {int(state.pkt['src'][pkt])} to "
+                          f"{int(state.pkt['dst'][pkt])} at cycle {t} on {_lane_name(lane, params, topo)}"),
     }
     return messages.get(err, f"engine error code {err} at cycle {t}")

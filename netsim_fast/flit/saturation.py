@@ -70,13 +70,18 @@ class LatencyLimit:
             new &= (release >= self.win_start) & (release < self.win_end)
         self.latency_sum += float((tail[new] - release[new]).sum())
         self.count += int(new.sum())
-        open_ = (tail < 0) & (release < t)
+        open_ = (tail < 0) & (release < t) & (pkt["injected"] != fs.DROPPED)  # dropped ones never entered
         flits = (pkt["len"][open_] - pkt["ejected"][open_]).astype(np.int64)
         in_flight_age = float((flits * (t - release[open_])).sum())
         total = self.count + int(flits.sum())
         self.value = (self.latency_sum + in_flight_age) / total if total else 0.0
-        undelivered = np.nonzero(tail < 0)[0]
+        undelivered = np.nonzero((tail < 0) & (pkt["injected"] != fs.DROPPED))[0]
         self.first_open += int(undelivered[0]) if undelivered.size else int(pkt.size)
         self.last_check = t
         self.next_check = t + self.period
         return self.value > self.limit
+
+    def renumber(self, shift: int) -> None:
+        """Packet ids went down by ``shift`` (flit/retire.py), which retires no packet from
+        ``first_open`` on."""
+        self.first_open -= shift

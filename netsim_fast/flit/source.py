@@ -2,8 +2,10 @@
 
 - ``release`` appends the packets created at ``t`` (``s.pkt``, in packet-id order from
   ``cnt[C_NEXT_RELEASE]``) to the tail of their node's source queue (``node.src_head``,
-  ``node.src_tail``, ``pkt.next``) and counts them in ``cnt[C_QUEUED]`` and, inside the
-  measurement window, ``cnt[C_WIN_OPEN]``;
+  ``node.src_tail``, ``pkt.next``) and counts them in ``cnt[C_QUEUED]``, ``node.queued`` and,
+  inside the measurement window, ``cnt[C_WIN_OPEN]``. Under ``--source-queue Q`` a packet
+  whose queue already holds Q packets is dropped instead (``pkt.injected = DROPPED``, counted
+  in ``cnt[C_DROPPED]``): a backlogged source, so a run past saturation keeps bounded state;
 - ``inject_node`` binds the queue's head packet to the lowest free local lane (``s.inj``) once
   its ``--sync`` phase is open, and writes one flit per cycle into the router's local input
   lanes (``s.inl``, ``s.in_buf``), round-robin over the bound packets (``node.rr_inject``);
@@ -17,7 +19,8 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import make_flit, push_input
 from netsim_fast.flit.state import (
-    C_FLITS_IN, C_GLOBAL_PHASE, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_OPEN, NONE, SYNC_LOCAL, SYNC_NONE,
+    C_DROPPED, C_DROPPED_FLITS, C_FLITS_IN, C_GLOBAL_PHASE, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_DROPPED_FLITS,
+    C_WIN_OPEN, DROPPED, NONE, SYNC_LOCAL, SYNC_NONE,
 )
 
 
@@ -29,13 +32,23 @@ def release(s, p, t):
     n = cnt[C_NPKT]
     while k < n and pkts[k].release <= t:
         node = pkts[k].src
+        in_window = pkts[k].release >= p.win_start and pkts[k].release < p.win_end
+        if p.src_queue > 0 and nodes[node].queued >= p.src_queue:
+            pkts[k].injected = DROPPED
+            cnt[C_DROPPED] += 1
+            cnt[C_DROPPED_FLITS] += pkts[k].len
+            if in_window:
+                cnt[C_WIN_DROPPED_FLITS] += pkts[k].len
+            k += 1
+            continue
+        nodes[node].queued += 1
         if nodes[node].src_tail == NONE:
             nodes[node].src_head = k
         else:
             pkts[nodes[node].src_tail].next = k
         nodes[node].src_tail = k
         cnt[C_QUEUED] += 1
-        if pkts[k].release >= p.win_start and pkts[k].release < p.win_end:
+        if in_window:
             cnt[C_WIN_OPEN] += 1
         k += 1
     cnt[C_NEXT_RELEASE] = k
@@ -59,6 +72,7 @@ def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node):
                 inj[node, vc].pkt = head
                 inj[node, vc].sent = 0
                 nodes[node].bound += 1
+                nodes[node].queued -= 1
                 nxt = pkts[head].next
                 nodes[node].src_head = nxt
                 if nxt == NONE:

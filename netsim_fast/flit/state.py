@@ -70,7 +70,12 @@ C_LAST_DELIVERY = 13  # cycle of the last tail delivery
 C_WIN_FLITS_OUT = 14  # flits delivered during the measurement window
 C_GLOBAL_PHASE = 15   # phase every node may inject under --sync global
 C_MAX_WAIT = 16       # longest a lane's front has waited, as the watchdog scans saw it
-N_COUNTERS = 17
+C_DROPPED = 17        # packets dropped at release because their source queue was full (--source-queue)
+C_DROPPED_FLITS = 18  # ... their flits
+C_WIN_DROPPED_FLITS = 19  # ... flits of those created in the measurement window
+N_COUNTERS = 20
+
+DROPPED = -2          # PACKET.injected of a packet dropped at its full source queue
 
 i4, i8 = np.int32, np.int64
 
@@ -129,6 +134,7 @@ NODE = np.dtype([
     ("phase", i4),     # highest phase the node may inject (--sync local)
     ("src_head", i4),  # first packet of the source queue, NONE if empty
     ("src_tail", i4),  # last packet of the source queue
+    ("queued", i4),    # packets in the source queue (released, not yet bound to a local lane)
 ], align=True)
 
 PACKET = np.dtype([
@@ -177,6 +183,8 @@ class FlitParams(NamedTuple):
     ring: int             # slots of the event rings (> longest delay)
     n_total: int          # packets of a finite workload (STOP_ALL)
     sync: int             # SYNC_NONE, SYNC_LOCAL or SYNC_GLOBAL
+    src_queue: int = 0    # packets a source queue holds; a packet released into a full one is
+                          # dropped (--source-queue); 0 = unbounded
 
 
 class FlitState(NamedTuple):
@@ -268,7 +276,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         ev_credit_n=np.zeros(ring, i4),
         ev_eject=np.zeros((ring, n * p.eject_rate + 1), i8),
         ev_eject_n=np.zeros(ring, i4),
-        pkt=_packets(packet_capacity),
+        pkt=new_packets(packet_capacity),
         recv_need=np.zeros((n, 1), i4),
         recv_got=np.zeros((n, 1), i4),
         phase_need=np.zeros(1, i8),
@@ -287,7 +295,8 @@ def _records(shape, dtype) -> np.ndarray:
     return np.zeros(shape, dtype).view(np.recarray)
 
 
-def _packets(cap: int) -> np.ndarray:
+def new_packets(cap: int) -> np.ndarray:
+    """Fresh packet records: no queue link, nothing injected or delivered yet."""
     pkt = _records(cap, PACKET)
     for field in ("next", "injected", "head_del", "tail_del"):
         pkt[field] = NONE
@@ -304,7 +313,7 @@ def ensure_packet_capacity(state: FlitState, needed: int) -> FlitState:
     cap = state.pkt.shape[0]
     if needed <= cap:
         return state
-    grown = _packets(max(needed, 2 * cap, 1024))
+    grown = new_packets(max(needed, 2 * cap, 1024))
     grown[:cap] = state.pkt
     return state._replace(pkt=grown)
 

@@ -8,10 +8,11 @@ import numpy as np
 
 def write_flit_trace(cfg, run, summary: dict) -> None:
     """Write the HDF5 trace of a flit run (``cfg.trace``): packets, time series and links."""
-    from netsim_fast.flit.results import WALL_CLOCK_KEYS, packet_table
+    from netsim_fast.flit.results import WALL_CLOCK_KEYS
     from netsim_fast.trace import write_trace
 
     state, topo = run.state, run.topo
+    packets = run.packet_table()
     w = cfg.window
     n_windows = -(-run.cycles // w)
     link_src, link_dst, link_port = topo.links()
@@ -32,11 +33,11 @@ def write_flit_trace(cfg, run, summary: dict) -> None:
         config=cfg.to_dict(),
         summary={k: v for k, v in summary.items() if k not in WALL_CLOCK_KEYS},
         timing={k: summary[k] for k in WALL_CLOCK_KEYS if summary.get(k) is not None},
-        packets=packet_table(state),
+        packets=packets,
         timeseries=timeseries,
         window_cycles=w,
         links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
-        nodes=_per_node(packet_table(state), topo.n_nodes, summary.get("measure_window") or (0, run.cycles)),
+        nodes=_per_node(packets, topo.n_nodes, summary.get("measure_window") or (0, run.cycles)),
     )
 
 

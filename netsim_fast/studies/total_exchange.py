@@ -18,9 +18,8 @@ def total_exchange_keys(cfg, te, run) -> dict:
     """Summary keys of a total exchange: workload, lower bound, bound fraction, utilisation
     series and its steady-state metrics (README, "Total exchange")."""
     from netsim_fast.analytic.total_exchange import lower_bound, steady_state, utilisation_series
-    from netsim_fast.flit.results import packet_table
 
-    pk = packet_table(run.state)
+    pk = run.packet_table()
     done = pk["tail_arrival_cycle"] >= 0
     completion = int(pk["tail_arrival_cycle"].max()) if done.size and done.all() else None
     injected = pk["injected_cycle"][pk["injected_cycle"] >= 0]

@@ -169,7 +169,7 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age", table=None, deadlock_cycles=10000):
+                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0):
         assert router in ("lanes", "iq"), router
         assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
@@ -186,6 +186,7 @@ class NaiveFlitSim:
         assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
         assert vc_alloc in ("age", "rr"), vc_alloc
         self.vc_alloc = vc_alloc
+        self.source_queue = source_queue  # stage 2: packets a source queue holds (0 = unbounded)
         # stage 7b: headers of packets in the network this long go first, oldest first
         self.guard = max(deadlock_cycles // 16, 1)
         if vc_realloc == "atomic":
@@ -320,8 +321,12 @@ class NaiveFlitSim:
     def _release(self, t: int) -> None:
         while self.next_release < self.n_pkts and self.rel[self.next_release] == t:
             p = self.next_release
-            self.srcq[self.src[p]].append(p)
             self.next_release += 1
+            if self.source_queue and len(self.srcq[self.src[p]]) >= self.source_queue:
+                self.injected[p] = -2  # dropped: the queue is full; it counts as done
+                self.n_done += 1
+                continue
+            self.srcq[self.src[p]].append(p)
 
     # -- stage 3: ejection (lanes) ---------------------------------------------------------
     def _eject(self, t: int) -> None:
@@ -618,8 +623,8 @@ class NaiveFlitSim:
 
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
-                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, pkt_src, pkt_dst, pkt_len,
-                   pkt_release, max_cycles) -> dict:
+                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, pkt_src, pkt_dst,
+                   pkt_len, pkt_release, max_cycles) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
     Parameters
@@ -638,6 +643,9 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
         E, flits per cycle a node takes from its router.
     inject_vcs : list of int or None
         VCs allowed for the first hop (None = all).
+    source_queue : int
+        Packets a node's source queue holds (stage 2); a packet released into a full queue is
+        dropped, ``injected`` -2. 0 = unbounded.
     pkt_src, pkt_dst, pkt_len, pkt_release : array_like of int, shape (n_packets,)
         Packets in increasing release order (ties by id).
     max_cycles : int
@@ -653,5 +661,5 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(t_link), int(t_routing), int(t_crossbar), int(credit_delay),
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
-                       np.asarray(pkt_release), vc_realloc, vc_alloc, table)
+                       np.asarray(pkt_release), vc_realloc, vc_alloc, table, source_queue=int(source_queue))
     return sim.run(int(max_cycles))
