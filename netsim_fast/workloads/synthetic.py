@@ -19,7 +19,15 @@ neighbor    every coordinate x -> (x + 1) mod k (grids); node i -> i + 1 mod N e
 hotspot     with probability ``hotspot_fraction`` one of ``hotspot_nodes`` (uniform among
             them, never the source itself), otherwise uniform
 randperm    a random derangement of the nodes drawn once from the seed
+uniform-self uniform over all N nodes, the source included (BookSim2's ``uniform``)
+diagonal    the next node (i + 1 mod N) with probability 1/3, else the source itself (BookSim2)
+asymmetric  i mod N/2 or i mod N/2 + N/2, each with probability 1/2 (BookSim2; may be itself)
+taper64     N = 64: with probability 1/2 a node of the 3x3 block of ids around i (i + 8a + b
+            mod 64, a, b uniform in {-1, 0, 1}, itself included), else uniform-self (BookSim2)
 =========== ===============================================================================
+
+The last four are BookSim2's random patterns (``traffic.cpp``): their destinations may be the
+source, whose packet then goes through its own router only (0 link hops).
 
 Permutation patterns map some nodes to themselves (the transpose diagonal, say): those nodes
 create no traffic, and the offered load is measured over all nodes.
@@ -34,7 +42,8 @@ from netsim_fast.workloads import registry
 
 CHUNK_CYCLES = 1024
 
-PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm")
+PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm",
+            "uniform-self", "diagonal", "asymmetric", "taper64")
 registry.register("open-loop", PATTERNS)
 _GRID_ONLY = ("tornado",)
 _POW2_ONLY = ("bitrev", "shuffle")
@@ -59,6 +68,10 @@ def check_pattern(pattern: str, radix, n_nodes: int) -> None:
         square = grid and len(radix) == 2 and radix[0] == radix[1]
         if not square and not (_is_pow2(n_nodes) and _bits(n_nodes) % 2 == 0):
             raise ConfigError(f"--pattern transpose: needs a square 2-D grid or 4^m nodes, got {n_nodes} nodes")
+    if pattern == "taper64" and n_nodes != 64:
+        raise ConfigError(f"--pattern taper64: needs exactly 64 nodes, got {n_nodes}")
+    if pattern == "asymmetric" and n_nodes < 2:
+        raise ConfigError(f"--pattern asymmetric: needs at least 2 nodes, got {n_nodes}")
     if pattern == "bitcomp" and not grid and not _is_pow2(n_nodes):
         raise ConfigError(f"--pattern bitcomp: needs a grid or a power-of-two node count, got {n_nodes}")
 
@@ -133,6 +146,8 @@ class SyntheticTraffic:
         n = self.n_nodes
         if self.fixed is not None:
             return self.fixed[src]
+        if self.pattern in SELF_PATTERNS:
+            return _self_destinations(self.pattern, src, n, rng)
         dst = rng.integers(0, n - 1, size=src.size)
         dst = dst + (dst >= src)  # uniform over the other n-1 nodes
         if self.pattern == "hotspot" and self.hotspot_fraction > 0:
@@ -141,3 +156,20 @@ class SyntheticTraffic:
             use = hot & (pick != src)
             dst = np.where(use, pick, dst)
         return dst
+
+
+SELF_PATTERNS = ("uniform-self", "diagonal", "asymmetric", "taper64")
+
+
+def _self_destinations(pattern: str, src, n: int, rng):
+    """Destinations of BookSim2's random patterns, which may be the source itself."""
+    if pattern == "uniform-self":
+        return rng.integers(0, n, size=src.size)
+    if pattern == "diagonal":
+        return np.where(rng.integers(0, 3, size=src.size) == 0, (src + 1) % n, src)
+    half = n // 2
+    if pattern == "asymmetric":
+        return src % half + half * rng.integers(0, 2, size=src.size)
+    near = rng.random(src.size) < 0.5  # taper64
+    block = (src + 8 * rng.integers(-1, 2, size=src.size) + rng.integers(-1, 2, size=src.size)) % 64
+    return np.where(near, block, rng.integers(0, n, size=src.size))
