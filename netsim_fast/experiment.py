@@ -216,3 +216,49 @@ def _simulate_total_exchange(cfg: Config, topo, progress) -> dict:
     if cfg.trace:
         write_flit_trace(cfg, kept["run"], without_series(summary))
     return summary
+
+
+def simulate_seeds(cfgs: list[Config], *, progress=None) -> dict:
+    """Run each of ``cfgs`` (one configuration under several seeds) and aggregate them.
+
+    The configurations are built and validated by the caller before any of them runs. A
+    deadlock in any seed is raised at once, with that seed's summary.
+    """
+    summaries = [simulate(cfg, progress=progress) for cfg in cfgs]
+    return aggregate_seeds(summaries, [cfg.seed for cfg in cfgs])
+
+
+def aggregate_seeds(summaries: list[dict], seeds: list[int]) -> dict:
+    """One summary of several seeds' runs: the mean of every number, with its 95 % confidence
+    interval (Student's t, n - 1 degrees of freedom) in ``ci95`` as a half-width.
+
+    A number that is null in some seed (a latency of a saturated run) is null; ``saturated``
+    and ``deadlock`` hold if they hold in any seed, ``completed`` if in every seed; any other
+    value is kept when every seed agrees and listed per seed otherwise. ``per_seed`` keeps the
+    seeds' own summaries.
+    """
+    import math
+
+    from scipy import stats
+
+    n = len(summaries)
+    t = float(stats.t.ppf(0.975, n - 1)) if n > 1 else math.nan
+    out, ci = {}, {}
+    for key in summaries[0]:
+        values = [s.get(key) for s in summaries]
+        if key in ("saturated", "deadlock"):
+            out[key] = any(bool(v) for v in values)
+        elif key == "completed":
+            out[key] = all(bool(v) for v in values)
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            mean = sum(values) / n
+            out[key] = mean
+            if n > 1:
+                sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+                ci[key] = t * sd / math.sqrt(n)
+        elif any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) and None in values:
+            out[key] = None
+        else:
+            out[key] = values[0] if all(v == values[0] for v in values) else values
+    out.update(seed=seeds, seed_count=n, ci95=ci, per_seed=summaries)
+    return out

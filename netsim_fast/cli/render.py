@@ -165,3 +165,18 @@ def render_flit(cfg, summary: dict) -> None:
     if summary.get("saturated"):
         table.caption = "saturated: accepted load < 95% of offered (or the window did not drain); latency omitted"
     Console().print(table)
+
+
+# figures shown with their spread under --seeds
+_SPREAD = (("offered_load", "offered load"), ("accepted_load", "accepted load"), ("latency_mean", "latency mean"),
+           ("latency_p99", "latency p99"), ("network_latency_mean", "network latency mean"), ("hops_mean", "hops mean"),
+           ("fairness_jain", "Jain's fairness index"), ("completion_cycles", "completion cycles"))
+
+
+def render_seed_spread(summary: dict) -> None:
+    """Mean and 95 % confidence half-width of the main figures over ``--seeds`` runs."""
+    ci = summary.get("ci95", {})
+    rows = [(label, f"{_fmt(summary[key])} ± {_fmt(ci.get(key), 3)}") for key, label in _SPREAD
+            if summary.get(key) is not None]
+    seeds = summary["seed"]
+    _print_table(f"mean ± 95% confidence interval over {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})", rows)

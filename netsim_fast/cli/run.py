@@ -69,6 +69,7 @@ def run(
     hotspot_nodes: Annotated[Optional[str], _opt("--hotspot-nodes", panel=_W, help="hotspot: node id(s), e.g. 0,17 \\[default: 0].")] = None,
     source_queue: Annotated[Optional[int], _opt("--source-queue", panel=_W, help="Open loop: packets a node's source queue holds; a packet created while it is full is dropped and counted (source_dropped_packets), so a run past saturation keeps bounded state \\[default: unbounded].")] = None,
     seed: SeedOpt = 1,
+    seeds: Annotated[int, _opt("--seeds", panel=_M, help="Run the seeds S, S+1, ..., S+N-1 (S = --seed) and report each figure's mean, with its 95% confidence interval (ci95 in --json, Student's t).")] = 1,
     warmup: Annotated[int, _opt("--warmup", panel=_M, help="Warm-up cycles before the measurement window.")] = 2000,
     measure: Annotated[int, _opt("--measure", panel=_M, help="Cycles of the measurement window.")] = 10000,
     drain: Annotated[Optional[int], _opt("--drain", panel=_M, help="Most cycles to wait for the window's packets after it \\[default: 5 x --measure].")] = None,
@@ -117,6 +118,7 @@ def run(
     if config is not None:
         fields = _with_file(ctx, fields, config)
     cfg = Config(**fields)
+    cfgs = _seed_configs(cfg, fields, seeds, trace=trace, sweep_rates=sweep_rates)
     if save_config is not None:
         from netsim_fast.config.files import save_config as write_config
 
@@ -150,7 +152,54 @@ def run(
         from netsim_fast.config import bad
 
         raise bad("plot", plot, "draws the latency-load curve, so it needs --sweep-rates")
+    if len(cfgs) > 1:
+        _run_seeds(cfgs, as_json=json, quiet=quiet)
+        return
     _run_one(cfg, as_json=json, quiet=quiet)
+
+
+def _seed_configs(cfg, fields: dict, seeds: int, *, trace, sweep_rates) -> list:
+    """The configurations of ``--seeds N``, each validated before anything runs."""
+    from netsim_fast.checks import require_int
+    from netsim_fast.config import Config, bad
+    from netsim_fast.workloads.finite import FORWARDING_PATTERNS
+
+    require_int("seeds", seeds, 1, 10_000, what=" runs")
+    if seeds == 1:
+        return [cfg]
+    if cfg.pattern in FORWARDING_PATTERNS:
+        raise bad("seeds", seeds, f"--pattern {cfg.pattern} follows fixed forwarding rules: every seed gives the same run")
+    if trace is not None:
+        raise bad("trace", trace, "writes one run's trace; --seeds runs several (use netsim-fast sweep with repeats to keep traces)")
+    if sweep_rates is not None:
+        raise bad("seeds", seeds, "does not combine with --sweep-rates (use netsim-fast sweep with repeats for a curve over seeds)")
+    if cfg.seed + seeds - 1 > 2**63 - 1:
+        raise bad("seeds", seeds, f"seeds {cfg.seed}..{cfg.seed + seeds - 1} pass 2**63 - 1")
+    # from the options, not cfg.replace: a graph that follows --seed (no --graph-seed) follows it here too
+    return [cfg] + [Config(**{**fields, "seed": cfg.seed + i}) for i in range(1, seeds)]
+
+
+def _run_seeds(cfgs: list, *, as_json: bool, quiet: bool) -> None:
+    from netsim_fast.cli.render import progress_bar, render_seed_spread, render_summary
+    from netsim_fast.errors import DeadlockError
+    from netsim_fast.experiment import simulate_seeds
+
+    unit = "packets delivered" if cfgs[0].engine == "packet" else "cycles"
+    try:
+        with progress_bar(quiet, unit=unit) as progress:
+            summary = simulate_seeds(cfgs, progress=progress)
+    except DeadlockError as exc:
+        if as_json:
+            echo_json(exc.summary)
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(code=EXIT_SIMULATION) from None
+    if as_json:
+        echo_json(summary)
+    else:
+        render_summary(cfgs[0], summary)
+        render_seed_spread(summary)
+    if any(s.get("stop_reason") == "interrupted" for s in summary["per_seed"]):
+        raise typer.Exit(code=EXIT_INTERRUPTED)
 
 
 def _with_file(ctx: typer.Context, fields: dict, path: str) -> dict:
