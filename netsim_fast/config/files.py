@@ -38,6 +38,8 @@ def read_config_file(path) -> dict:
         raise bad("config", str(path), f"cannot be read as text ({type(exc).__name__})") from None
     except toml_module().TOMLDecodeError as exc:
         raise bad("config", str(path), f"is not valid TOML ({exc})") from None
+    except ValueError:  # tomllib's int() of an integer over Python's 4300-digit limit
+        raise bad("config", str(path), "holds an integer of more than 4300 digits") from None
     known = {f.name for f in fields(Config)}
     out = {}
     for key, value in data.items():
