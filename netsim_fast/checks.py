@@ -18,7 +18,7 @@ from netsim_fast.errors import ConfigError
 def bad(option: str, value, allowed: str) -> ConfigError:
     """The house error: ``--option value: what is allowed``."""
     flag = f"--{option.replace('_', '-')}"
-    if value is True:  # a flag given on the command line: no value to show
+    if value is True or value is None:  # a flag given, or a value missing: nothing to show
         return ConfigError(f"{flag}: {allowed}")
     shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
     return ConfigError(f"{flag} {shown}: {allowed}")
@@ -59,6 +59,27 @@ def require_int(option: str, value, low: int | None = None, high: int | None = N
         raise bad(option, value, f"must be <= {high}{what}")
 
 
+def _nearest_folder(path: Path) -> Path:
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a folder can be made in ``folder``: tried, not guessed (``os.access`` says yes to
+    root everywhere, /proc included), and removed at once, so nothing is left behind."""
+    import tempfile
+
+    if not folder.is_dir():
+        return False
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".netsim-fast-probe-", dir=folder))
+    except OSError:
+        return False
+    return True
+
+
 def check_writable_file(option: str, path) -> str:
     """``path`` as a string, once it is known that a file can be written there: not a folder,
     and its nearest existing folder writable (missing folders are created when writing)."""
@@ -67,9 +88,36 @@ def check_writable_file(option: str, path) -> str:
     path = Path(path)
     if path.is_dir():
         raise bad(option, str(path), "is a folder; give a file path")
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+    folder = _nearest_folder(path.parent)
+    if not _can_create_in(folder) or (path.exists() and not os.access(path, os.W_OK)):
         raise bad(option, str(path), f"cannot be written: {folder} is not a writable folder")
     return str(path)
+
+
+def check_writable_folder(option: str, path) -> str:
+    """``path`` as a string, once it is known that a folder can be used there: an existing
+    writable folder, or a path whose nearest existing folder is writable (created when writing)."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise bad(option, path, "expected a folder path")
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise bad(option, str(path), "is a file; give a folder")
+    folder = _nearest_folder(path)
+    if not _can_create_in(folder):
+        raise bad(option, str(path), f"cannot be written: {folder} is not a writable folder")
+    return str(path)
+
+
+def require_finite(option: str, value, low: float | None = None, high: float | None = None,
+                   what: str = "", low_open: bool = False) -> None:
+    """A finite real number (not NaN or inf) in ``[low, high]`` (``(low, high]`` with ``low_open``)."""
+    import math
+
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise bad(option, value, f"expected a finite number{what}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise bad(option, value, f"must be {'>' if low_open else '>='} {low:g}{what}")
+    if high is not None and value > high:
+        raise bad(option, value, f"must be <= {high:g}{what}")

@@ -54,8 +54,34 @@ def detect(path) -> tuple[str, Path]:
                       "(a folder or CSV with point_id and status columns)")
 
 
+# What ``save`` writes by the file name's suffix (matplotlib's Agg formats that need nothing more).
+IMAGE_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+
+
+def check_image_path(option: str, path) -> str:
+    """``path`` once it is known that a picture can be written there: a writable file whose
+    suffix names a format ``save`` writes (matplotlib would refuse another after the work,
+    and append ``.png`` to a name without one)."""
+    from netsim_fast.checks import bad, check_writable_file
+
+    path = check_writable_file(option, path)
+    if Path(path).suffix.lower().lstrip(".") not in IMAGE_FORMATS:
+        others = ", ".join(f".{f}" for f in IMAGE_FORMATS[1:])
+        raise bad(option, path, f"give a file name ending in .png (or {others})")
+    return path
+
+
 def plot_path(path, *, out=None, x: str | None = None, y: str | None = None, hue: str | None = None) -> Path:
     """Draw the standard picture of ``path`` (trace or sweep) and return the PNG written."""
+    from netsim_fast.checks import bad
+
+    if not str(path).strip():
+        raise ConfigError("plot '': expected a trace file, or a sweep's folder or results.csv")
+    for option, value in (("x", x), ("y", y), ("hue", hue)):
+        if value is not None and not str(value).strip():
+            raise bad(option, value, "expected a column name of the sweep's results")
+    if out is not None:
+        check_image_path("out", out)
     kind, source = detect(path)
     if (x is None) != (y is None):
         raise ConfigError("plot: give --x and --y together (a metric against a parameter or metric)")
@@ -64,14 +90,29 @@ def plot_path(path, *, out=None, x: str | None = None, y: str | None = None, hue
             raise ConfigError("plot: --x/--y/--hue apply to sweep results, not to a trace")
         from netsim_fast.trace import open_trace
 
-        return save(draw_trace(open_trace(source)), Path(out) if out else source.with_suffix(".png"))
+        target = _target(out, source.with_suffix(".png"))
+        return save(draw_trace(open_trace(source)), target)
     from netsim_fast.sweep.table import load_results
 
-    frame = load_results(source)
     folder = source.parent
+    target = _target(out, folder / ("latency_load.png" if x is None else f"{y}_vs_{x}.png"))
+    frame = load_results(source)
     if x is None:
-        return save(draw_sweep(frame, hue=hue), Path(out) if out else folder / "latency_load.png")
-    return save(draw_metric(frame, x, y, hue=hue), Path(out) if out else folder / f"{y}_vs_{x}.png")
+        return save(draw_sweep(frame, hue=hue), target)
+    return save(draw_metric(frame, x, y, hue=hue), target)
+
+
+def _target(out, default: Path) -> Path:
+    """``--out``, or the default beside the input once it is known to be writable."""
+    if out is not None:
+        return Path(out)
+    from netsim_fast.checks import check_writable_file
+
+    try:
+        check_writable_file("out", default)
+    except ConfigError:
+        raise ConfigError(f"plot: cannot write {default} beside the input; give --out FILE.png") from None
+    return default
 
 
 def _pyplot():
@@ -272,7 +313,8 @@ def draw_sweep(frame, hue: str | None = None):
     ax_lat.set(xlabel="offered load (flits/node/cycle)", ylabel="mean latency (cycles)", title="latency vs offered load")
     ax_acc.set(xlabel="offered load (flits/node/cycle)", ylabel="accepted load (flits/node/cycle)",
                title="accepted vs offered load (x = saturated)")
-    ax_lat.legend(fontsize="small")
+    if ax_lat.get_legend_handles_labels()[0]:  # one unlabelled curve: no legend, and no warning on stderr
+        ax_lat.legend(fontsize="small")
     ax_acc.legend(fontsize="small")
     return fig
 

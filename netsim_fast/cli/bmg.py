@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from netsim_fast.cli._app import app, echo_json, guarded
-from netsim_fast.cli.options import JsonOpt
+from netsim_fast.cli.options import JsonOpt, given
 
 bmg_app = typer.Typer(
     rich_markup_mode="rich",
@@ -29,6 +29,16 @@ NodesFromOpt = Annotated[int, typer.Option("--nodes-from", help="Smallest BMG si
 NodesToOpt = Annotated[int, typer.Option("--nodes-to", help="Largest BMG size (inclusive).")]
 
 
+def _check_loops_apply(ctx: typer.Context, routing: str, loops: int) -> None:
+    """``--loops`` is read by bmg-equiclass only: given with another routing it is an error."""
+    from netsim_fast.checks import bad
+    from netsim_fast.routing.bmg import routing_code
+
+    routing_code(routing)  # an unknown routing is reported first
+    if routing != "bmg-equiclass" and given(ctx, "loops"):
+        raise bad("loops", loops, f"applies to --routing bmg-equiclass only; --routing {routing} has no loops")
+
+
 def _table(title: str, rows: dict) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -42,6 +52,7 @@ def _table(title: str, rows: dict) -> None:
 @bmg_app.command("overhead")
 @guarded
 def overhead(
+    ctx: typer.Context,
     *,
     routing: RoutingOpt,
     nodes_from: NodesFromOpt = 16,
@@ -57,6 +68,7 @@ def overhead(
     from netsim_fast.analytic.bmg import overhead_series, overhead_summary, resolve_measure
     from netsim_fast.routing.bmg import routing_code
 
+    _check_loops_apply(ctx, routing, loops)
     series = overhead_series(routing, nodes_from, nodes_to, loops=loops, measure=measure)
     result = {
         "routing": routing,
@@ -75,6 +87,7 @@ def overhead(
 @bmg_app.command("route")
 @guarded
 def route_cmd(
+    ctx: typer.Context,
     *,
     nodes: Annotated[int, typer.Option("--nodes", help="BMG size n (>= 3).")],
     src: Annotated[int, typer.Option("--src", help="Source node, 0..n-1.")],
@@ -87,6 +100,7 @@ def route_cmd(
     from netsim_fast.analytic.bmg import distances
     from netsim_fast.routing.bmg import route
 
+    _check_loops_apply(ctx, routing, loops)
     path = route(nodes, src, dst, routing, loops=loops)
     shortest = int(distances(nodes)[(dst - src) % nodes]) if nodes <= 1 << 20 else None
     result = {"routing": routing, "nodes": nodes, "src": src, "dst": dst, "loops": loops,
@@ -112,7 +126,10 @@ def proof(
     import numpy as np
 
     from netsim_fast.analytic.bmg import equiclass_proof
+    from netsim_fast.checks import require_int
+    from netsim_fast.routing.bmg import MAX_LOOPS
 
+    require_int("max-loops", max_loops, 0, MAX_LOOPS, " (the least loop count is searched in 0..--max-loops)")
     res = equiclass_proof(nodes_from, nodes_to, loops=loops, max_loops=max_loops)
     values, counts = np.unique(res["min_loops"], return_counts=True)
     result = {

@@ -33,6 +33,21 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on 
 
 def topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed) -> dict:
     """The Config fields of the topology options, dropping those not given."""
+    from netsim_fast.topologies import TOPOLOGIES
+
+    if graph_seed is not None and topology in TOPOLOGIES and topology != "rrg":
+        from netsim_fast.checks import bad
+
+        raise bad("graph-seed", graph_seed, f"applies to --topology rrg only (the seed of the random graph); "
+                                            f"--topology {topology} is not random")
     given = dict(topology=topology, k=k, n=n, dims=dims, nodes=nodes, degree=degree, base=base,
                  jumps=jumps, file=file, graph_seed=graph_seed)
     return {key: value for key, value in given.items() if value is not None}
+
+
+def given(ctx, name: str) -> bool:
+    """Whether option ``name`` was set by the user (command line or environment), not defaulted:
+    an option that does not apply is refused only when given."""
+    source = ctx.get_parameter_source(name) if name in ctx.params else None
+    # by name: typer may bring its own copy of click's ParameterSource
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")

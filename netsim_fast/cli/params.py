@@ -52,20 +52,54 @@ def params(
     [bold]netsim-fast params --engine packet --topology rrg --nodes 256 --degree 4[/bold];
     [bold]netsim-fast params --topology bmg --nodes 256 --vcs 4[/bold]
     """
+    from netsim_fast.checks import bad
     from netsim_fast.cli.render import progress_bar
     from netsim_fast.config import Config
     from netsim_fast.studies.params import ParamsSpec, measure_params
+    from netsim_fast.topologies import build_topology
 
+    if engine != "flit":  # Config cannot tell a given --vcs 4 from its default
+        for name, value in (("vcs", vcs), ("packet_flits", packet_flits)):
+            if value is not None:
+                raise bad(name, value, "applies to the flit engine only (drop it, or pass --engine flit)")
     flit_vcs = {} if vcs is None else {"vcs": vcs}
-    cfg = Config(engine=engine, pattern="random", routing=routing, packet_flits=packet_flits, seed=seed,
-                 **flit_vcs, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
     spec = ParamsSpec(o=o, h=h, reps=reps, pairs=pairs)
+    # the memory check below replaces Config's, which would point at run's --memory-limit
+    cfg = Config(engine=engine, pattern="random", routing=routing, packet_flits=packet_flits, seed=seed,
+                 memory_limit=2**62, **flit_vcs,
+                 **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
+    _check_memory(cfg, spec, cfg.n_nodes)
+    topo = build_topology(cfg)
+    if cfg.n_nodes is None:  # an edge list: its size is known once it is read
+        _check_memory(cfg, spec, topo.n_nodes)
     with progress_bar(quiet or json, unit="relations") as progress:
-        out = measure_params(cfg, spec, progress=progress)
+        out = measure_params(cfg, spec, topology=topo, progress=progress)
     if json:
         echo_json(out)
         return
     _render(out)
+
+
+def _check_memory(cfg, spec, n: int | None) -> None:
+    """Refuse, before any run, a measurement that needs more memory than is available: the
+    engine's run of the largest h-relation, and the N x N distance table params always builds."""
+    from netsim_fast.checks import bad
+    from netsim_fast.config.memory import MIB, available_mib, estimated_mib
+
+    if n is None:
+        return
+    need = estimated_mib(cfg.replace(messages=max(spec.h)))
+    if cfg.n_nodes is None:  # an edge list: the estimate above could not count it
+        need += (3 * n * n + 96 * n * max(spec.h)) / MIB
+    elif cfg.engine == "flit" and cfg.routing in ("dor", "duato", "dor-nodateline"):
+        need += 2 * n * n / MIB  # counted in the estimate for table routings
+    limit = available_mib()
+    if limit is not None and need > limit:
+        option, value = ("file", cfg.file) if cfg.topology == "edgelist" else \
+            ("nodes", cfg.nodes) if cfg.radix is None else ("dims", cfg.dims)
+        raise bad(option, value, f"params needs about {need:,.0f} MiB for {n} nodes (the N x N distance table and "
+                                 f"the runs of --h {max(spec.h)}), more than the memory available now ({limit:,} MiB); "
+                                 "measure a smaller network or lower --h")
 
 
 def _render(out: dict) -> None:

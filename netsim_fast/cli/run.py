@@ -111,10 +111,11 @@ def run(
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
     from netsim_fast.checks import check_writable_file
+    from netsim_fast.plots import check_image_path
 
-    for option, path in (("plot", plot), ("save-config", save_config)):
+    for option, path, check in (("plot", plot, check_image_path), ("save-config", save_config, check_writable_file)):
         if path is not None:  # checked before any work, not after the curve
-            check_writable_file(option, path)
+            check(option, path)
     if config is not None:
         fields = _with_file(ctx, fields, config)
     cfg = Config(**fields)

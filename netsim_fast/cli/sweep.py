@@ -43,9 +43,14 @@ def sweep(
 
     Example: [bold]netsim-fast sweep curves.toml --out runs/curves --workers 2[/bold]
     """
+    from netsim_fast.checks import check_writable_folder
     from netsim_fast.errors import ConfigError
     from netsim_fast.sweep import load_spec, run_sweep
+    from netsim_fast.sweep.execute import check_options
     from netsim_fast.sweep.spec import parse_assignment
+
+    check_writable_folder("out", out)
+    check_options(timeout=timeout, fmt=format_, workers=workers, threads=threads, scheduler=scheduler)
 
     base = dict(parse_assignment(text, "set") for text in set_ or [])
     grid_values = dict(parse_assignment(text, "grid", as_list=True) for text in grid or [])

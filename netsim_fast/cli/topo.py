@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import typer
+
 from netsim_fast.cli._app import app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
-    SeedOpt, TopologyOpt, topology_fields,
+    SeedOpt, TopologyOpt, given, topology_fields,
 )
+
+MAX_LINKS = 1 << 24  # a complete graph of ~5800 nodes: gigabytes of edge arrays beyond it
+# Distances of a graph that is not vertex-transitive come from a search from every node:
+# ~30 s at 16384 nodes, growing as N^2 (minutes at this limit, days at the node limit).
+MAX_SEARCHED_NODES = 1 << 16
 
 
 @app.command()
 @guarded
 def topo(
+    ctx: typer.Context,
     *,
     topology: TopologyOpt = "torus",
     k: KOpt = None,
@@ -30,16 +38,60 @@ def topo(
 
     Example: [bold]netsim-fast topo --topology torus --k 16[/bold]
     """
+    from netsim_fast.checks import bad
     from netsim_fast.config import Config
     from netsim_fast.topologies import build_topology
     from netsim_fast.topologies.metrics import topology_metrics
 
     cfg = Config(engine=None, seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
-    metrics = topology_metrics(build_topology(cfg))
+    if given(ctx, "seed"):  # topo has no traffic: the seed only draws a random graph
+        if cfg.topology != "rrg":
+            raise bad("seed", seed, f"applies to --topology rrg only (the seed of the random graph); "
+                                    f"--topology {cfg.topology} is not random")
+        if graph_seed is not None:
+            raise bad("seed", seed, "is unused when --graph-seed is given (topo has no traffic); give one of them")
+    _check_size(cfg, cfg.n_nodes, vertex_transitive=cfg.topology not in ("mesh", "rrg", "debruijn", "edgelist"))
+    built = build_topology(cfg)
+    _check_size(cfg, built.n_nodes, vertex_transitive=built.vertex_transitive)  # an edge list, once read
+    metrics = topology_metrics(built)
     if json:
         echo_json(metrics)
         return
     _render(metrics)
+
+
+def _links(cfg) -> int:
+    """Undirected links of the topology, from its description (before it is built)."""
+    import math
+
+    n = cfg.n_nodes or 0
+    kind = cfg.topology
+    if kind == "complete":
+        return n * (n - 1) // 2
+    if kind == "rrg":
+        return n * cfg.degree // 2
+    if kind == "circulant":
+        return n * len(cfg.jumps)
+    if kind == "debruijn":
+        return n * (cfg.base or 2)
+    if kind == "bmg":
+        return n * max(1, math.ceil(math.log2(max(n, 2))))
+    if cfg.radix is not None:
+        return n * len(cfg.radix)
+    return n  # ring; an edge list is as large as its file
+
+
+def _check_size(cfg, n_nodes, *, vertex_transitive: bool) -> None:
+    from netsim_fast.checks import bad
+
+    option, value = ("file", cfg.file) if cfg.topology == "edgelist" else \
+        ("nodes", cfg.nodes) if cfg.radix is None else ("dims", cfg.dims)
+    links = _links(cfg)
+    if links > MAX_LINKS:
+        raise bad(option, value, f"--topology {cfg.topology} of this size has {links:,} links; topo describes at most {MAX_LINKS:,}")
+    if not vertex_transitive and n_nodes is not None and n_nodes > MAX_SEARCHED_NODES:
+        raise bad(option, value, f"{n_nodes} nodes: the distances of a graph that is not vertex-transitive "
+                                 f"need a search from every node, done for at most {MAX_SEARCHED_NODES} nodes")
 
 
 def _render(m: dict) -> None:

@@ -51,6 +51,14 @@ import numpy as np
 from netsim_fast.errors import ConfigError
 
 
+# Bounds of the options: each engine run is cycle-accurate, so these keep one call within hours.
+MAX_O = 100_000  # cycles per message sent and per message received
+MAX_H = 4096
+MAX_H_VALUES = 64
+MAX_REPS = 1000
+MAX_PAIRS = 100_000
+
+
 @dataclass(frozen=True, kw_only=True)
 class ParamsSpec:
     """What ``measure_params`` runs besides the engine configuration.
@@ -77,12 +85,17 @@ class ParamsSpec:
         from netsim_fast.config import bad, parse_int_list
 
         object.__setattr__(self, "h", parse_int_list("h", self.h))
-        for name, low in (("o", 0), ("reps", 1), ("pairs", 1), ("stream", 2)):
+        for name, low, high in (("o", 0, MAX_O), ("reps", 1, MAX_REPS), ("pairs", 1, MAX_PAIRS),
+                                ("stream", 2, MAX_PAIRS)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise bad(name, value, f"must be an integer >= {low}")
+            if value > high:
+                raise bad(name, value, f"must be <= {high}")
         if min(self.h) < 1:
             raise bad("h", self.h, "every relation degree must be >= 1 (the barrier alone is always measured)")
+        if max(self.h) > MAX_H or len(self.h) > MAX_H_VALUES:
+            raise bad("h", self.h, f"expected at most {MAX_H_VALUES} relation degrees, each <= {MAX_H}")
         if len(set(self.h)) < 2:
             raise bad("h", self.h, "a line fit needs at least two distinct values, e.g. 1,2,4,8,16,32")
 

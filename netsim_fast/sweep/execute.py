@@ -74,9 +74,7 @@ def dask_client(*, workers: int | None = None, threads: bool = False, scheduler:
 
     address = find_scheduler(scheduler)
     if address:
-        if workers is not None or threads:
-            raise ConfigError(f"--workers/--threads size a local cluster; the cluster at {address} "
-                              "(--scheduler, NETSIM_FAST_SCHEDULER or Dask config) has its own workers")
+        check_options(workers=workers, threads=threads, scheduler=scheduler)
         try:
             client = Client(address, timeout="20s")
         except (OSError, TimeoutError, ValueError) as exc:
@@ -94,23 +92,39 @@ def dask_client(*, workers: int | None = None, threads: bool = False, scheduler:
         yield client, f"local cluster, {n} worker {'thread' if threads else 'process'}(es)"
 
 
+MAX_WORKERS = 1024
+
+
 def _check_workers(workers) -> None:
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ConfigError(f"--workers {workers}: expected a positive number of workers")
+    from netsim_fast.checks import require_int
+
+    require_int("workers", workers, 1, MAX_WORKERS, " workers")
 
 
-def _check_options(timeout, fmt: str, workers) -> None:
+def check_options(*, timeout=None, fmt: str = "csv", workers=None, threads: bool = False,
+                  scheduler: str | None = None, own_cluster: bool = True) -> None:
+    """The execution options of a sweep, checked before anything runs or is written
+    (``own_cluster=False``: a client is given, so no cluster is made or looked up)."""
+    from netsim_fast.checks import require_finite, unknown_choice
+
     _check_workers(workers)
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
-        raise ConfigError(f"--timeout {timeout}: expected a positive number of seconds per point")
+    require_finite("timeout", timeout, 0, low_open=True, what=" (seconds per point; omit it for no limit)")
     if fmt not in FORMATS:
-        raise ConfigError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+        raise unknown_choice("format", fmt, FORMATS)
     if fmt == "parquet":
         import importlib.util
 
         if not (importlib.util.find_spec("pyarrow") or importlib.util.find_spec("fastparquet")):
             raise ConfigError("--format parquet needs pyarrow or fastparquet installed (pip install pyarrow); "
                               "use --format csv")
+    if not own_cluster:
+        return
+    if scheduler is not None and not str(scheduler).strip():
+        raise ConfigError("--scheduler '': expected the address of a Dask scheduler, e.g. tcp://host:8786")
+    address = find_scheduler(scheduler)
+    if address and (workers is not None or threads):
+        raise ConfigError(f"--workers/--threads size a local cluster; the cluster at {address} "
+                          "(--scheduler, NETSIM_FAST_SCHEDULER or Dask config) has its own workers")
 
 
 def _prior_rows(spec: SweepSpec, out: Path, resume: bool, retry_failed: bool) -> tuple[list[str], list[dict]]:
@@ -133,6 +147,16 @@ def _prior_rows(spec: SweepSpec, out: Path, resume: bool, retry_failed: bool) ->
     if retry_failed:
         rows = [r for r in rows if r.get("status") == "ok"]
     return header, rows
+
+
+def remove_stale_temporaries(out: Path) -> None:
+    """Delete the temporary files of writers that were killed (``kill -9`` between writing a
+    temporary and renaming it over ``results.csv`` or ``sweep.json``); a live sweep of the same
+    folder is not supported, so every such file is stale."""
+    for pattern in (f".{RESULTS_NAME}.*.tmp", f".{META_NAME}.tmp"):
+        for path in out.glob(pattern):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def _write_meta(spec: SweepSpec, out: Path) -> None:
@@ -206,23 +230,31 @@ def run_sweep(spec: SweepSpec, out_dir, *, client=None, workers: int | None = No
     notify : callable, optional
         ``notify(message)`` for stage messages (warm-up); the library itself never prints.
     """
+    from netsim_fast.checks import check_writable_folder
+
     started = time.perf_counter()
-    _check_options(timeout, fmt, workers)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    header, rows = _prior_rows(spec, out, resume, retry_failed)
-    _write_meta(spec, out)
+    check_options(timeout=timeout, fmt=fmt, workers=workers, threads=threads, scheduler=scheduler,
+                  own_cluster=client is None)
+    out = Path(check_writable_folder("out", out_dir))
+    header, rows = _prior_rows(spec, out, resume, retry_failed)  # reads only
     done = {(r["point_id"], int(r["repeat"])) for r in rows}
     todo = [(p, r) for p, r in spec.tasks() if (p.point_id, r) not in done]
     total = spec.repeats * len(spec.points)
     report = SweepReport(out_dir=out, results_path=out / RESULTS_NAME, total=total, skipped=total - len(todo),
                          computed=0, counts={})
-    with ResultsWriter(report.results_path, rows=rows, columns=header or None) as writer:
-        if todo:
-            tasks = _tasks(spec, todo, out, traces, timeout)
-            owned = contextlib.nullcontext((client, "the given Dask client")) if client is not None else \
-                dask_client(workers=workers, threads=threads, scheduler=scheduler)
-            with owned as (dask, description):
+    if not todo:
+        owned = contextlib.nullcontext((None, ""))
+    elif client is not None:
+        owned = contextlib.nullcontext((client, "the given Dask client"))
+    else:  # connected before anything is written: an unreachable scheduler leaves no folder behind
+        owned = dask_client(workers=workers, threads=threads, scheduler=scheduler)
+    with owned as (dask, description):
+        out.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(out)
+        _write_meta(spec, out)
+        with ResultsWriter(report.results_path, rows=rows, columns=header or None) as writer:
+            if todo:
+                tasks = _tasks(spec, todo, out, traces, timeout)
                 report.cluster = description
                 report.workers = _warm_up(dask, kernel_families(t["config"] for t in tasks), notify)
                 run_start = time.perf_counter()

@@ -123,10 +123,14 @@ def read_spec_file(path) -> dict:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"spec {str(path)!r} cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"spec {str(path)!r} is not UTF-8 text; a spec is a TOML file") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"spec {str(path)!r} is not valid TOML: {exc}") from None
+    except ValueError:  # tomllib's int() of an integer over Python's 4300-digit limit
+        raise ConfigError(f"spec {str(path)!r} holds an integer of more than 4300 digits") from None
 
 
 def load_spec(path=None, *, base: dict | None = None, grid: dict | None = None, sweep: dict | None = None) -> SweepSpec:
@@ -167,7 +171,7 @@ def parse_assignment(text: str, option: str, as_list: bool = False) -> tuple[str
     def value_of(item: str):
         try:
             return tomllib.loads(f"v = {item}")["v"]
-        except tomllib.TOMLDecodeError:
+        except ValueError:  # not TOML (TOMLDecodeError), or an integer of over 4300 digits
             return item.strip()
 
     value = value_of(raw)

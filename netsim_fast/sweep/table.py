@@ -85,16 +85,22 @@ def _cell(value) -> str:
 def read_rows(path) -> tuple[list[str], list[dict], bool]:
     """Header, complete rows (dicts of strings) and whether a partial last line was dropped."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    partial = bool(text) and not text.endswith("\n")
-    if partial:
-        text = text[: text.rfind("\n") + 1]
+    data = path.read_bytes() if path.exists() else b""
+    partial = bool(data) and not data.endswith(b"\n")
+    if partial:  # cut in bytes: a kill may have split a multi-byte character of the last line
+        data = data[: data.rfind(b"\n") + 1]
+    text = data.decode("utf-8", errors="replace")
     lines = text.splitlines()
     if not lines:
         return [], [], partial
-    reader = csv.reader(lines)
-    header = next(reader)
-    rows = [dict(zip(header, values)) for values in reader if len(values) == len(header)]
+    try:
+        reader = csv.reader(lines)
+        header = next(reader)
+        rows = [dict(zip(header, values)) for values in reader if len(values) == len(header)]
+    except csv.Error as exc:  # a cell over csv's field limit, a NUL byte: not a table this package wrote
+        from netsim_fast.errors import ConfigError
+
+        raise ConfigError(f"{path} is not a results table netsim-fast can read ({exc})") from None
     return header, rows, partial
 
 
@@ -159,20 +165,35 @@ def load_results(path):
 
     import pandas as pd
 
+    from netsim_fast.errors import ConfigError
+
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_NAME if (path / RESULTS_NAME).exists() else path / "results.parquet"
-    if path.suffix == ".parquet":
-        frame = pd.read_parquet(path)
-    else:
-        header, rows, _ = read_rows(path)
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows([r[c] for c in header] for r in rows)
-        buffer.seek(0)
-        text_columns = {c: str for c in ("point_id", "worker", "status", "error") if c in header}
-        frame = pd.read_csv(buffer, dtype=text_columns)
+    try:
+        with open(path, "rb") as fh:
+            parquet = fh.read(4) == b"PAR1"  # by content, as the plot command recognises it
+    except OSError as exc:
+        raise ConfigError(f"results {str(path)!r} cannot be read ({exc.strerror or exc})") from None
+    try:
+        if parquet or path.suffix == ".parquet":
+            frame = pd.read_parquet(path)
+        else:
+            header, rows, _ = read_rows(path)
+            if not header:
+                raise ConfigError(f"results {str(path)!r} hold no complete line (not even a header)")
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow(header)
+            writer.writerows([r[c] for c in header] for r in rows)
+            buffer.seek(0)
+            text_columns = {c: str for c in ("point_id", "worker", "status", "error") if c in header}
+            frame = pd.read_csv(buffer, dtype=text_columns)
+    except ConfigError:
+        raise
+    except (ValueError, OSError, ImportError) as exc:  # pandas' and pyarrow's errors of a damaged table
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        raise ConfigError(f"results {str(path)!r} cannot be read as a sweep's table ({reason})") from None
     if {"point_id", "repeat"} <= set(frame.columns):
         frame = frame.drop_duplicates(["point_id", "repeat"], keep="last").reset_index(drop=True)
     return frame

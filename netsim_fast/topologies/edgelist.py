@@ -45,6 +45,20 @@ def _is_id(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def _shown(raw: str, limit: int = 60) -> str:
+    text = raw.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _node_id(text: str, path, lineno: int) -> int:
+    """``int(text)`` of an id, refused by its length first: Python will not convert more than
+    4300 digits, and any id of more than 15 is far past the node limit anyway."""
+    if len(text) > 15:
+        raise ConfigError(f"--file {path}: line {lineno} has a number of {len(text)} digits; node ids and counts "
+                          f"stay below {MAX_EDGE_LIST_NODES}")
+    return int(text)
+
+
 def from_edgelist_file(path) -> Topology:
     path = Path(path)
     try:
@@ -60,11 +74,11 @@ def from_edgelist_file(path) -> Topology:
             continue
         fields = [f for f in _SPLIT.split(line) if f]
         if fields[0] == "nodes" and declared is None and not pairs and len(fields) == 2 and _is_id(fields[1]):
-            declared = int(fields[1])
+            declared = _node_id(fields[1], path, lineno)
             continue
         if len(fields) != 2 or not all(_is_id(f) for f in fields):
-            raise ConfigError(f"--file {path}: line {lineno} {raw.strip()!r} is not 'u v' with two non-negative integer node ids")
-        u, v = int(fields[0]), int(fields[1])
+            raise ConfigError(f"--file {path}: line {lineno} {_shown(raw)} is not 'u v' with two non-negative integer node ids")
+        u, v = _node_id(fields[0], path, lineno), _node_id(fields[1], path, lineno)
         if u == v:
             raise ConfigError(f"--file {path}: line {lineno} is a self-loop ({u} {v}); links must join two different nodes")
         if declared is not None and max(u, v) >= declared:

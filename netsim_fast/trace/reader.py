@@ -23,16 +23,26 @@ class Trace:
         except (OSError, FileNotFoundError) as exc:
             raise ConfigError(f"trace {str(self.path)!r} cannot be opened as HDF5 ({exc})") from None
         with h5:
-            if "schema_version" not in h5.attrs:
-                raise ConfigError(f"trace {str(self.path)!r} is not a netsim-fast trace (no schema_version)")
-            self.schema_version = int(h5.attrs["schema_version"])
-            self.engine = str(h5.attrs["engine"])
-            self.config = json.loads(h5.attrs["config"])
-            self.summary = json.loads(h5.attrs["summary"])
-            self.window_cycles = int(h5["timeseries"].attrs["window_cycles"])
-            self.timing = {k: float(v) for k, v in h5["timing"].attrs.items()}
-            self._groups = {name: {col: h5[name][col][()] for col in h5[name].keys()} if name in h5 else {}
-                            for name in ("packets", "timeseries", "links", "nodes")}
+            try:
+                if "schema_version" not in h5.attrs:
+                    raise ConfigError(f"trace {str(self.path)!r} is not a netsim-fast trace (no schema_version)")
+                self._load(h5)
+            except ConfigError:
+                raise
+            except (KeyError, ValueError, TypeError, OSError, RuntimeError) as exc:
+                # a damaged file: HDF5 that opens but lacks or garbles what a trace holds
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+                raise ConfigError(f"trace {str(self.path)!r} is damaged or not a netsim-fast trace ({reason})") from None
+
+    def _load(self, h5) -> None:
+        self.schema_version = int(h5.attrs["schema_version"])
+        self.engine = str(h5.attrs["engine"])
+        self.config = json.loads(h5.attrs["config"])
+        self.summary = json.loads(h5.attrs["summary"])
+        self.window_cycles = int(h5["timeseries"].attrs["window_cycles"])
+        self.timing = {k: float(v) for k, v in h5["timing"].attrs.items()}
+        self._groups = {name: {col: h5[name][col][()] for col in h5[name].keys()} if name in h5 else {}
+                        for name in ("packets", "timeseries", "links", "nodes")}
 
     def arrays(self, group: str) -> dict[str, np.ndarray]:
         return self._groups[group]

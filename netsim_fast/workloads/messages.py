@@ -136,6 +136,12 @@ def embedded_messages(
     return make_messages(place[edges[keep, 0]], place[edges[keep, 1]]), place
 
 
+def _shown(raw: str, limit: int = 60) -> str:
+    """A line of the file as an error quotes it: stripped, and cut if long."""
+    text = raw.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def read_messages(path: str | Path, n_nodes: int) -> Messages:
     """Messages from a text file: one ``src dst [release_cycle]`` per line.
 
@@ -162,12 +168,12 @@ def read_messages(path: str | Path, n_nodes: int) -> Messages:
         where = f"{path}:{lineno}"
         if len(fields) not in (2, 3):
             raise ConfigError(
-                f"{where}: expected 'src dst [release_cycle]', found {len(fields)} fields in {raw!r}"
+                f"{where}: expected 'src dst [release_cycle]', found {len(fields)} fields in {_shown(raw)}"
             )
         try:
             values = [int(f) for f in fields]
         except ValueError:
-            raise ConfigError(f"{where}: fields must be integers; found {raw!r}") from None
+            raise ConfigError(f"{where}: fields must be integers; found {_shown(raw)}") from None
         src, dst = values[0], values[1]
         release = values[2] if len(values) == 3 else 0
         for name, node in (("src", src), ("dst", dst)):
