@@ -21,6 +21,8 @@ def bad(option: str, value, allowed: str) -> ConfigError:
     if value is True or value is None:  # a flag given, or a value missing: nothing to show
         return ConfigError(f"{flag}: {allowed}")
     shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
+    if isinstance(shown, str) and not shown.isprintable():  # a newline or control character: keep one line
+        shown = repr(shown)
     return ConfigError(f"{flag} {shown}: {allowed}")
 
 

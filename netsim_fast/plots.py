@@ -24,6 +24,7 @@ import numpy as np
 from netsim_fast.errors import ConfigError
 
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+TRACE_MARK = b"netsim-fast trace\n"  # the user block of a trace (trace/writer.py), before its HDF5
 PARQUET_MAGIC = b"PAR1"
 _IGNORED = ("seed", "graph_seed", "trace")  # parameters that vary without defining a curve
 _STYLES = ["-", "--", ":", "-."]
@@ -43,7 +44,7 @@ def detect(path) -> tuple[str, Path]:
             head = fh.read(4096)
     except OSError as exc:
         raise ConfigError(f"plot {str(path)!r}: cannot be read ({exc.strerror or exc})") from None
-    if head.startswith(HDF5_MAGIC):
+    if head.startswith(HDF5_MAGIC) or head.startswith(TRACE_MARK):
         return "trace", path
     if head.startswith(PARQUET_MAGIC):
         return "sweep", path

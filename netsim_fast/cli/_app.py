@@ -39,6 +39,8 @@ def fail(message: str, code: int) -> typer.Exit:
     """Print one red line on stderr (and the traceback in --debug) and return the Exit to raise."""
     if _state["debug"]:
         traceback.print_exc()
+    if "\n" in message or "\r" in message:  # one line whatever a value held (a multi-line TOML string)
+        message = " ".join(message.split())
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     return typer.Exit(code=code)
 

@@ -73,7 +73,7 @@ def from_edgelist_file(path) -> Topology:
         if not line:
             continue
         fields = [f for f in _SPLIT.split(line) if f]
-        if fields[0] == "nodes" and declared is None and not pairs and len(fields) == 2 and _is_id(fields[1]):
+        if fields and fields[0] == "nodes" and declared is None and not pairs and len(fields) == 2 and _is_id(fields[1]):
             declared = _node_id(fields[1], path, lineno)
             continue
         if len(fields) != 2 or not all(_is_id(f) for f in fields):

@@ -10,6 +10,30 @@ import numpy as np
 from netsim_fast.errors import ConfigError
 
 
+HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+
+
+def _check_sealed(path: Path) -> None:
+    """Refuse a file whose content digest (``writer.py``) does not match before HDF5 reads it.
+
+    Traces written before the digest (HDF5 signature at byte 0) are read unchecked."""
+    from netsim_fast.trace.writer import MARK, USERBLOCK, content_digest
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(USERBLOCK)
+    except OSError as exc:
+        raise ConfigError(f"trace {str(path)!r} cannot be read ({exc.strerror or exc})") from None
+    if head.startswith(HDF5_MAGIC):
+        return  # written before the digest
+    if not head.startswith(MARK):
+        raise ConfigError(f"trace {str(path)!r} is not a netsim-fast trace (no trace mark, no HDF5 signature)")
+    stored = head[len(MARK):len(MARK) + 64].decode("ascii", "replace")
+    if len(head) < USERBLOCK or stored != content_digest(path):
+        raise ConfigError(f"trace {str(path)!r} is damaged: its content does not match the digest written with it "
+                          "(changed or cut after it was written)")
+
+
 class Trace:
     """A loaded trace. ``packets``, ``timeseries`` and ``links`` are pandas DataFrames;
     ``arrays(group)`` gives the raw numpy columns; ``config`` and ``summary`` are dicts."""
@@ -18,6 +42,7 @@ class Trace:
         import h5py
 
         self.path = Path(path)
+        _check_sealed(self.path)
         try:
             h5 = h5py.File(self.path, "r")
         except (OSError, FileNotFoundError) as exc:

@@ -14,6 +14,12 @@ Layout (schema version 2; version 1 had no ``/nodes`` and fewer summary keys):
   over the measurement window (the whole run for finite workloads): what the summary's
   ``accepted_min``, ``accepted_max`` and ``fairness_jain`` are computed from
 - ``/timing`` attributes: wall-clock figures, kept apart so determinism checks can skip them
+
+The HDF5 file starts after a 512-byte user block (HDF5 finds its signature there by itself, so
+h5py and other HDF5 tools open the file as usual) that holds ``netsim-fast trace``, the BLAKE2b
+digest of every byte after the block, and zero padding. The reader checks the digest before
+HDF5 parses anything: the HDF5 library can loop forever (in C, deaf to signals) on a damaged
+file, so a file changed or cut after it was written is refused instead of handed to it.
 """
 
 from __future__ import annotations
@@ -26,6 +32,27 @@ import numpy as np
 
 SCHEMA_VERSION = 2
 _COMPRESS = dict(compression="gzip", compression_opts=4, shuffle=True)
+USERBLOCK = 512
+MARK = b"netsim-fast trace\nblake2b-256 "  # then 64 hex digits and a newline
+
+
+def content_digest(path, offset: int = USERBLOCK) -> str:
+    """Hex BLAKE2b-256 of the bytes of ``path`` from ``offset`` on (read in chunks)."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=32)
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _seal(path: Path) -> None:
+    """Write the mark and the digest of the HDF5 content into the user block."""
+    block = MARK + content_digest(path).encode() + b"\n"
+    with open(path, "r+b") as fh:
+        fh.write(block.ljust(USERBLOCK, b"\0"))
 
 
 def _column(group, name, values) -> None:
@@ -67,7 +94,7 @@ def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict,
     remove_stale_temporaries(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with h5py.File(tmp, "w") as h5:
+        with h5py.File(tmp, "w", userblock_size=USERBLOCK) as h5:
             h5.attrs["schema_version"] = SCHEMA_VERSION
             h5.attrs["netsim_fast_version"] = __version__
             h5.attrs["engine"] = engine
@@ -83,6 +110,7 @@ def write_trace(path, *, engine: str, config: dict, summary: dict, timing: dict,
             timing_group = h5.create_group("timing")
             for key, value in timing.items():
                 timing_group.attrs[key] = float(value)
+        _seal(tmp)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
