@@ -202,6 +202,27 @@ def _column(frame, name: str, option: str) -> str:
     return name
 
 
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _numbers(frame, names, option: str) -> None:
+    """Refuse a damaged table: a plotted column must hold numbers, and no infinity (NaN is a
+    missing value, e.g. the latency of a saturated run, and is left out of the lines)."""
+    for name in names:
+        column = frame[name]
+        if not _numeric(column):
+            shown = next((v for v in column if not _is_number(v)), None)
+            raise ConfigError(f"--{option} {name}: the column holds values that are not numbers (such as {shown!r}); "
+                              "is the results table damaged?")
+        if np.isinf(column.to_numpy(dtype=float)).any():
+            raise ConfigError(f"--{option} {name}: the column holds an infinite value; is the results table damaged?")
+
+
 def _ok_rows(frame):
     if "status" in frame.columns:
         frame = frame[frame["status"] == "ok"]
@@ -275,6 +296,7 @@ def draw_sweep(frame, hue: str | None = None):
     """Latency vs offered load (saturation marked) and accepted vs offered load, per curve."""
     for name in ("rate", "offered_load", "accepted_load", "latency_mean"):
         _column(frame, name, "y" if name != "rate" else "x")
+        _numbers(frame, [name], "y" if name != "rate" else "x")
     failed = _failed_rows(frame)
     frame = _ok_rows(frame)
     params = varied_parameters(frame)
@@ -330,6 +352,9 @@ def draw_metric(frame, x: str, y: str, hue: str | None = None):
     points = _per_point(frame, [y])
     if not _numeric(points[y]):
         raise ConfigError(f"--y {y}: not a numeric column (found values such as {points[y].iloc[0]!r})")
+    _numbers(points, [y], "y")
+    if _numeric(points[x]):
+        _numbers(points, [x], "x")
     curves = [p for p in varied_parameters(frame) if p != x]
     hue = hue if hue is not None else _default_hue(curves)
     if hue is not None and hue not in curves:

@@ -343,3 +343,13 @@ def test_a_value_with_a_newline_still_gives_one_line(tmp_path, capsys):
     path = tmp_path / "run.toml"
     path.write_text('topology = """multi\nline"""\n')
     refused(["run", "--config", path, "--cycles", "10"], capsys, r"--topology 'multi\nline'")
+
+
+@pytest.mark.parametrize("cell,needle", [("0/34", "not numbers (such as '0/34')"), ("inf", "infinite value")])
+def test_a_results_table_with_a_damaged_metric_is_refused(tmp_path, capsys, cell, needle):
+    # found by the reader fuzz: a cell '0/34' in offered_load was a ValueError traceback while drawing
+    columns = "point_id,repeat,rate,offered_load,accepted_load,latency_mean,saturated,status,error"
+    rows = ["a,0,0.1,0.1,0.1,20.0,False,ok,", f"b,0,0.3,{cell},0.28,31.0,False,ok,"]
+    (tmp_path / "results.csv").write_text("\n".join([columns, *rows]) + "\n")
+    refused(["plot", tmp_path, "--out", tmp_path / "p.png"], capsys, "--y offered_load", needle)
+    assert not (tmp_path / "p.png").exists()
