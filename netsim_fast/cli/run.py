@@ -153,10 +153,7 @@ def run(
         from netsim_fast.config import bad
 
         raise bad("plot", plot, "draws the latency-load curve, so it needs --sweep-rates")
-    if len(cfgs) > 1:
-        _run_seeds(cfgs, as_json=json, quiet=quiet)
-        return
-    _run_one(cfg, as_json=json, quiet=quiet)
+    _run_one(cfgs, as_json=json, quiet=quiet)
 
 
 def _seed_configs(cfg, fields: dict, seeds: int, *, trace, sweep_rates) -> list:
@@ -180,29 +177,6 @@ def _seed_configs(cfg, fields: dict, seeds: int, *, trace, sweep_rates) -> list:
     return [cfg] + [Config(**{**fields, "seed": cfg.seed + i}) for i in range(1, seeds)]
 
 
-def _run_seeds(cfgs: list, *, as_json: bool, quiet: bool) -> None:
-    from netsim_fast.cli.render import progress_bar, render_seed_spread, render_summary
-    from netsim_fast.errors import DeadlockError
-    from netsim_fast.experiment import simulate_seeds
-
-    unit = "packets delivered" if cfgs[0].engine == "packet" else "cycles"
-    try:
-        with progress_bar(quiet, unit=unit) as progress:
-            summary = simulate_seeds(cfgs, progress=progress)
-    except DeadlockError as exc:
-        if as_json:
-            echo_json(exc.summary)
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(code=EXIT_SIMULATION) from None
-    if as_json:
-        echo_json(summary)
-    else:
-        render_summary(cfgs[0], summary)
-        render_seed_spread(summary)
-    if any(s.get("stop_reason") == "interrupted" for s in summary["per_seed"]):
-        raise typer.Exit(code=EXIT_INTERRUPTED)
-
-
 def _with_file(ctx: typer.Context, fields: dict, path: str) -> dict:
     """``fields`` with the file's values for every option not given on the command line."""
     from netsim_fast.config.files import read_config_file
@@ -217,36 +191,46 @@ def _with_file(ctx: typer.Context, fields: dict, path: str) -> dict:
     return out
 
 
-def _run_one(cfg, *, as_json: bool, quiet: bool) -> None:
-    from netsim_fast.experiment import simulate
-    from netsim_fast.cli.render import progress_bar, render_summary
+def _run_one(cfgs: list, *, as_json: bool, quiet: bool) -> None:
+    """Run one configuration, or its ``--seeds`` copies, and print the (aggregated) summary."""
+    from netsim_fast.experiment import simulate, simulate_seeds
+    from netsim_fast.cli.render import progress_bar, render_seed_spread, render_summary
     from netsim_fast.config import is_open_loop
     from netsim_fast.errors import DeadlockError
     from netsim_fast.workloads.finite import FORWARDING_PATTERNS
 
+    cfg = cfgs[0]
     unit = "packets delivered" if cfg.engine == "packet" else "cycles"
     try:
         phases = None
         if cfg.engine == "flit" and cfg.cycles is None and is_open_loop(cfg):
             phases = [(0, "warm-up"), (cfg.warmup, "measuring"), (cfg.warmup + cfg.measure, "draining")]
         with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit, phases=phases) as progress:
-            summary = simulate(cfg, progress=progress)
+            if len(cfgs) > 1:
+                summary = simulate_seeds(cfgs, progress=progress)
+            else:
+                summary = simulate(cfg, progress=progress)
     except DeadlockError as exc:
         if as_json:
             echo_json(exc.summary)
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=EXIT_SIMULATION) from None
-    if summary.get("starved_channel_count"):
-        worst = summary["starved_channels"][0]
-        typer.secho(f"warning: starvation, not deadlock: {summary['starved_channel_count']} channel(s) waited at least "
-                    f"--deadlock-cycles {cfg.deadlock_cycles} with no knot of waits; longest {summary['starvation_max_wait']} "
+    runs = summary.get("per_seed", [summary])
+    starved = [s for s in runs if s.get("starved_channel_count")]
+    if starved:
+        worst = starved[0]["starved_channels"][0]
+        typer.secho(f"warning: starvation, not deadlock: {starved[0]['starved_channel_count']} channel(s) waited at least "
+                    f"--deadlock-cycles {cfg.deadlock_cycles} with no knot of waits; longest {starved[0]['starvation_max_wait']} "
                     f"cycles at router {worst['router']} port {worst['port']} vc {worst['vc']} ({worst['lane']})",
                     fg=typer.colors.YELLOW, err=True)
     if as_json:
         echo_json(summary)
     else:
         render_summary(cfg, summary)
-    if summary.get("stop_reason") == "interrupted":
-        typer.secho(f"interrupted at cycle {summary['cycles']}: the summary above covers the cycles run; "
+        if len(cfgs) > 1:
+            render_seed_spread(summary)
+    interrupted = [s for s in runs if s.get("stop_reason") == "interrupted"]
+    if interrupted:
+        typer.secho(f"interrupted at cycle {interrupted[0]['cycles']}: the summary above covers the cycles run; "
                     "no trace was written", fg=typer.colors.YELLOW, err=True)
         raise typer.Exit(code=EXIT_INTERRUPTED)
