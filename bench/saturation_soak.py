@@ -171,6 +171,8 @@ def main():
     ap.add_argument("--full", action="store_true", help="10^6 cycles per set-up (default 10^5)")
     ap.add_argument("--cycles", type=int, default=None, help="cycles per set-up (overrides --full)")
     ap.add_argument("--only", type=int, default=None, help="run only the first N covering set-ups (and the prone ones)")
+    ap.add_argument("--rerun-refused", action="store_true",
+                    help="run only the set-ups the existing CSV of this mode lists as 'not run', and update their rows")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
@@ -179,13 +181,22 @@ def main():
     if args.only is not None:
         setups = setups[: args.only]
     jobs = [(s, cycles, False) for s in setups] + [(p, cycles, True) for p in PRONE]
-    print(f"{len(setups)} covering set-ups + {len(PRONE)} prone, {cycles} cycles each, {args.jobs} processes")
-    with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
-        rows = list(pool.map(soak, jobs))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     mode = "full" if cycles == 1_000_000 else "short" if cycles == 100_000 else f"{cycles}"
     name = f"saturation_soak_{mode}.csv" if args.only is None else "saturation_soak_partial.csv"
+    previous = []
+    if args.rerun_refused:
+        with open(out / name, newline="") as fh:
+            previous = list(csv.DictReader(fh))
+        refused = {r["name"] for r in previous if r["verdict"].startswith("not run")}
+        jobs = [job for job in jobs if job[0]["name"] in refused]
+    print(f"{len(jobs)} set-ups ({len(PRONE)} prone among all), {cycles} cycles each, {args.jobs} processes")
+    with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
+        rows = list(pool.map(soak, jobs))
+    if previous:  # keep the earlier rows in their order, the rerun ones replaced
+        fresh = {r["name"]: r for r in rows}
+        rows = [fresh.get(r["name"], r) for r in previous]
     with open(out / name, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=FIELDS)
         writer.writeheader()

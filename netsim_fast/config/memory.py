@@ -2,8 +2,8 @@
 
 ``estimated_mib(cfg)`` adds up the arrays the run allocates: the flit engine's lane, port and
 node records, buffers and event rings (sizes from ``netsim_fast.flit.state``'s record types),
-the packet records (every packet of a finite workload; for open-loop traffic every packet
-created over the run, which the statistics keep), the port tables, and for table routings and
+the packet records (every packet of a finite workload; for open-loop traffic see
+``_open_loop_packet_bytes``), the port tables, and for table routings and
 the packet engine the N x N next-port table and distances. It is an estimate (NumPy temporaries
 and Python objects are left out; what is counted dominates large runs). A run whose estimate
 exceeds ``--memory-limit`` MiB (default: the memory the machine has available now) is refused
@@ -54,10 +54,33 @@ def _packets(cfg) -> int:
     n = cfg.n_nodes or 0
     if cfg.engine == "flit" and _open_loop(cfg):
         cycles = cfg.cycles if cfg.cycles is not None else cfg.warmup + cfg.measure + cfg.drain
+        if cfg.measurement == "booksim":
+            cycles = cfg.max_samples * cfg.sample_period + cfg.drain
         return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cycles) + 1024
     if cfg.pattern == "random":
         return n * (cfg.messages or 1)
     return n * max(n - 1, 1)  # total exchanges and the like: one message (or more) per pair
+
+
+def _open_loop_packet_bytes(cfg, lanes: int) -> int:
+    """Bytes of packet records an open-loop flit run holds at its peak.
+
+    Without ``--source-queue`` a run past saturation keeps every packet it cannot yet send, so
+    every packet created is counted live (in an array that doubles: at the last doubling the old
+    array and the new one, twice as long, are both alive). With a bounded source queue the live
+    array stays near ``flit.retire.RETIRE_AT`` (it is retired down to the oldest unfinished
+    packet, then grows to twice that at most) plus what the network and the queues can hold;
+    every delivered packet then keeps its summary columns in compact chunks (``RETIRED_BYTES``
+    each), and the table built from them at the end needs about one more column."""
+    from netsim_fast.flit import retire
+    from netsim_fast.flit import state as fs
+
+    created = _packets(cfg)
+    if cfg.source_queue is None:
+        return 3 * created * fs.PACKET.itemsize
+    in_network = (cfg.n_nodes or 0) * cfg.source_queue + lanes * cfg.buf
+    live = min(created, 2 * retire.RETIRE_AT + in_network)
+    return 3 * live * fs.PACKET.itemsize + created * (retire.RETIRED_BYTES + 8)
 
 
 def _open_loop(cfg) -> bool:
@@ -83,11 +106,11 @@ def estimated_mib(cfg) -> float:
         ring = max(cfg.t_link + cfg.t_crossbar, cfg.credit_delay) + 2
         per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
             + 4 * ring + (16 if cfg.check_invariants else 0)
-        # open-loop packets arrive during the run into an array that doubles: at the last
-        # doubling the old array (up to the count) and the new one (twice that) are both alive
-        growth = 3 if _open_loop(cfg) else 1
-        total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring)) \
-            + growth * _packets(cfg) * fs.PACKET.itemsize
+        total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring))
+        if _open_loop(cfg):
+            total += _open_loop_packet_bytes(cfg, lanes)
+        else:
+            total += _packets(cfg) * fs.PACKET.itemsize
     else:
         total += _packets(cfg) * 96  # message arrays, packet records and queue slots
     return total / MIB
