@@ -155,6 +155,11 @@ def render_flit(cfg, summary: dict) -> None:
         ("speed (flit hops/s)", f"{summary['flit_hops_per_second']:.3g}" if summary.get("flit_hops_per_second") else "—"),
     ]
     rows += _extras(summary)  # finite workloads: messages per node, gossip bounds
+    control = summary.get("booksim_control")
+    if isinstance(control, dict):  # --measurement booksim
+        rows.append(("BookSim2 periods: warm / drain / count",
+                     f"{_fmt(control['warmed_up_at'])} / {_fmt(control['drain_time'])} / {control['sample_periods']}"
+                     + (f" (unstable: {control['unstable_reason']})" if control["unstable"] else "")))
     for key, value in summary.items():  # workload-specific extras (total exchange algorithms, ...)
         if (key.startswith("lower_bound") and key not in dict(_EXTRAS)) or key in ("steady_state_cycle", "steady_fluctuation", "drain_cycles"):
             rows.append((key.replace("_", " "), value))

@@ -83,6 +83,14 @@ def run(
     past_saturation: Annotated[bool, _opt("--past-saturation", panel=_M, help="With --sweep-rates: run every rate, not only up to the first saturated point.")] = False,
     latency_limit: Annotated[int, _opt("--latency-limit", panel=_M, help="Open-loop runs stop, saturated, once BookSim2's latency (delivered packets plus the ages of flits in flight) exceeds this many cycles after a sample period; 0 = off.")] = 500,
     sample_period: Annotated[int, _opt("--sample-period", panel=_M, help="Cycles between latency-limit checks (BookSim2's sample_period).")] = 1000,
+    measurement: Annotated[str, _opt("--measurement", panel=_M, help="window: --warmup, --measure, --drain frame the measured window | booksim: BookSim2's sample periods decide warm-up and measurement, then its measured packets are drained.")] = "window",
+    sim_type: Annotated[str, _opt("--sim-type", panel=_M, help="--measurement booksim: latency (the latency limit aborts, converge on latency and throughput) | throughput (throughput only; nothing created after the drain starts).")] = "latency",
+    warmup_periods: Annotated[int, _opt("--warmup-periods", panel=_M, help="--measurement booksim: sample periods of warm-up; 0 = until the changes fall below the warm-up thresholds.")] = 3,
+    max_samples: Annotated[int, _opt("--max-samples", panel=_M, help="--measurement booksim: most sample periods, warm-up included.")] = 10,
+    warmup_thres: Annotated[float, _opt("--warmup-thres", panel=_M, help="--measurement booksim, --warmup-periods 0: relative latency change that ends warm-up (negative: off).")] = 0.05,
+    acc_warmup_thres: Annotated[float, _opt("--acc-warmup-thres", panel=_M, help="... and relative throughput change.")] = 0.05,
+    stopping_thres: Annotated[float, _opt("--stopping-thres", panel=_M, help="--measurement booksim: relative latency change of a converged period (3 in a row end the measurement; negative: off).")] = 0.05,
+    acc_stopping_thres: Annotated[float, _opt("--acc-stopping-thres", panel=_M, help="... and relative throughput change.")] = 0.05,
     json: JsonOpt = False,
     quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
     memory_limit: Annotated[Optional[int], _opt("--memory-limit", panel=_M, help="MiB the run may need; a run estimated to need more is refused before it starts \\[default: the memory available now].")] = None,
@@ -107,7 +115,9 @@ def run(
         path_choice=path_choice, one_port=one_port, queue_capacity=queue_capacity, seed=seed, warmup=warmup,
         measure=measure, drain=drain, cycles=cycles, window=window, deadlock_cycles=deadlock_cycles,
         check_invariants=check_invariants, trace=trace, latency_limit=latency_limit, sample_period=sample_period,
-        memory_limit=memory_limit,
+        memory_limit=memory_limit, measurement=measurement, sim_type=sim_type, warmup_periods=warmup_periods,
+        max_samples=max_samples, warmup_thres=warmup_thres, acc_warmup_thres=acc_warmup_thres,
+        stopping_thres=stopping_thres, acc_stopping_thres=acc_stopping_thres,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
     )
     from netsim_fast.checks import check_writable_file
@@ -203,7 +213,9 @@ def _run_one(cfgs: list, *, as_json: bool, quiet: bool) -> None:
     unit = "packets delivered" if cfg.engine == "packet" else "cycles"
     try:
         phases = None
-        if cfg.engine == "flit" and cfg.cycles is None and is_open_loop(cfg):
+        if cfg.engine == "flit" and cfg.measurement == "booksim":
+            phases = [(0, "sample periods (BookSim2)")]
+        elif cfg.engine == "flit" and cfg.cycles is None and is_open_loop(cfg):
             phases = [(0, "warm-up"), (cfg.warmup, "measuring"), (cfg.warmup + cfg.measure, "draining")]
         with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit, phases=phases) as progress:
             if len(cfgs) > 1:

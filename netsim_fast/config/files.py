@@ -56,6 +56,7 @@ def applicable_fields(cfg) -> dict:
     """The fields of a normalised ``Config`` that apply to its run (None-valued ones do not)."""
     from netsim_fast.config.packet import PACKET_ONLY_OPTIONS
     from netsim_fast.config.router import FLIT_ONLY_OPTIONS
+    from netsim_fast.config.run_control import BOOKSIM_MEASUREMENT_OPTIONS
     from netsim_fast.config.workload import OPEN_LOOP_OPTIONS, is_open_loop
 
     skip = set()
@@ -66,7 +67,11 @@ def applicable_fields(cfg) -> dict:
     if not is_open_loop(cfg):
         skip |= set(OPEN_LOOP_OPTIONS)
     elif cfg.cycles is not None:
-        skip |= {"warmup", "measure", "drain", "latency_limit", "sample_period"}
+        skip |= {"warmup", "measure", "drain", "latency_limit", "sample_period", "measurement"}
+    if cfg.measurement == "booksim":
+        skip |= {"warmup", "measure"}
+    else:
+        skip |= set(BOOKSIM_MEASUREMENT_OPTIONS)
     if cfg.topology != "rrg":
         skip.add("graph_seed")
     if cfg.routing != "bmg-equiclass":

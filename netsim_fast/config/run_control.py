@@ -5,12 +5,17 @@ defaults to 5 x measure there); ``--cycles N`` runs exactly N cycles; ``--window
 time-series bin; the deadlock watchdog stops a run whose lane has not advanced for
 ``--deadlock-cycles``; ``--check-invariants`` checks the flit engine's state every cycle;
 ``--latency-limit`` stops a saturated open-loop run, checked every ``--sample-period`` cycles.
+``--measurement booksim`` replaces the fixed window by BookSim2's sample periods (warm-up,
+convergence, drain; flit/sampling.py), with BookSim2's knobs and defaults.
 ``--seed`` drives the traffic, and the graph too unless ``--graph-seed`` is given.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from netsim_fast.checks import bad, unknown_choice
 
 from netsim_fast.checks import require_int as _require_int
 from netsim_fast.config._helpers import reject_unless_default as _reject_unless_default
@@ -33,6 +38,15 @@ class RunControlFields:
     latency_limit: int = 500  # open loop: stop, saturated, past this BookSim2 latency; 0 = off
     sample_period: int = 1000  # cycles between latency-limit checks
     memory_limit: int | None = None  # MiB a run may need (None: what the machine has available)
+    # -- BookSim2's sampled measurement (--measurement booksim, flit/sampling.py) ----------
+    measurement: str = "window"  # window: --warmup/--measure/--drain; booksim: sample periods
+    sim_type: str = "latency"  # booksim: latency (limit checked, measured packets drained) | throughput
+    warmup_periods: int = 3  # booksim: sample periods of warm-up; 0 = until the changes settle
+    max_samples: int = 10  # booksim: sample periods in all, warm-up included
+    warmup_thres: float = 0.05  # booksim: relative latency change that ends a 0-period warm-up
+    acc_warmup_thres: float = 0.05  # ... and throughput change
+    stopping_thres: float = 0.05  # booksim: relative latency change of a converged period
+    acc_stopping_thres: float = 0.05  # ... and throughput change
     # -- randomness and output -------------------------------------------------------------
     seed: int = 1
 
@@ -52,8 +66,9 @@ def _validate_seeds(cfg: RunControlFields) -> None:
 def _validate_measurement(cfg: RunControlFields) -> None:
     _require_int("warmup", cfg.warmup, 0, what=" cycles")
     _require_int("measure", cfg.measure, 1, what=" cycles")
-    if cfg.drain is None and is_open_loop(cfg):
-        _set(cfg, "drain", 5 * cfg.measure)
+    if cfg.drain is None and is_open_loop(cfg):  # booksim: bounded by the sampled span instead
+        sampled = cfg.measurement == "booksim" and isinstance(cfg.max_samples, int) and isinstance(cfg.sample_period, int)
+        _set(cfg, "drain", 5 * (cfg.max_samples * cfg.sample_period if sampled else cfg.measure))
     _require_int("drain", cfg.drain, 0, what=" cycles")
     _require_int("cycles", cfg.cycles, 1, what=" cycles")
     _require_int("window", cfg.window, 1, what=" cycles")
@@ -64,6 +79,35 @@ def _validate_measurement(cfg: RunControlFields) -> None:
     if cfg.cycles is not None:
         _reject_unless_default(cfg, ("latency_limit", "sample_period"),
                                "does not apply with --cycles, which runs exactly that many cycles with no latency limit")
+    _validate_booksim_measurement(cfg)
+
+
+BOOKSIM_MEASUREMENT_OPTIONS = ("sim_type", "warmup_periods", "max_samples", "warmup_thres", "acc_warmup_thres",
+                               "stopping_thres", "acc_stopping_thres")
+MEASUREMENTS = ("window", "booksim")
+
+
+def _validate_booksim_measurement(cfg: RunControlFields) -> None:
+    if cfg.measurement not in MEASUREMENTS:
+        raise unknown_choice("measurement", cfg.measurement, MEASUREMENTS)
+    if cfg.measurement == "window":
+        _reject_unless_default(cfg, BOOKSIM_MEASUREMENT_OPTIONS, "applies to --measurement booksim only")
+        return
+    if not is_open_loop(cfg) or cfg.engine != "flit":
+        raise bad("measurement", cfg.measurement, "applies to open-loop patterns on the flit engine only")
+    if cfg.cycles is not None:
+        raise bad("measurement", cfg.measurement, "does not combine with --cycles (which runs exactly that many cycles)")
+    _reject_unless_default(cfg, ("warmup", "measure"),
+                           "does not apply with --measurement booksim, whose sample periods decide warm-up and "
+                           "measurement (--warmup-periods, --sample-period, --max-samples)")
+    if cfg.sim_type not in ("latency", "throughput"):
+        raise unknown_choice("sim-type", cfg.sim_type, ("latency", "throughput"))
+    _require_int("warmup-periods", cfg.warmup_periods, 0, 1 << 20, " sample periods")
+    _require_int("max-samples", cfg.max_samples, 1, 1 << 20, " sample periods")
+    for name in ("warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres"):
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise bad(name, value, "expected a finite relative change (negative: the test is off)")
 
 
 def validate_memory(cfg) -> None:

@@ -20,7 +20,8 @@ from netsim_fast.config._helpers import set_field as _set
 
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
-                     "sample_period", "source_queue")
+                     "sample_period", "source_queue", "measurement", "sim_type", "warmup_periods", "max_samples",
+                     "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres")
 SYNCS = ("none", "local", "global")
 
 

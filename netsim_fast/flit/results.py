@@ -83,7 +83,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         accepted = float(state.cnt[fs.C_WIN_FLITS_OUT]) / (n * length)
     drained = bool(np.all(delivered[in_window]))
     saturated = (accepted < SATURATION_RATIO * offered or (cfg.cycles is None and not drained)
-                 or run.stop_reason == "latency-limit" or dropped_flits > 0)
+                 or run.stop_reason in ("latency-limit", "not-converged") or dropped_flits > 0)
     injected_in_window = (pk["injected_cycle"] >= win_start) & (pk["injected_cycle"] < win_end)
     measured = in_window & delivered
     lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
@@ -108,6 +108,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         "stop_reason": run.stop_reason,
         "completed": run.stop_reason in ("completed", "cycles"),
         "latency_limit_value": run.latency_check,
+        **({"booksim_control": run.extras["booksim_control"]} if "booksim_control" in run.extras else {}),
         **per_node_throughput(pk["dst"][tail_in_window], pk["size_flits"][tail_in_window], n, length),
         **per_node_throughput(pk["src"][injected_in_window], pk["size_flits"][injected_in_window], n, length,
                             prefix="injected"),

@@ -111,12 +111,17 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     """
     from netsim_fast.flit.kernel import advance
 
-    latency_limit = None
+    latency_limit = control = None
     if packets is not None:
         stop_mode, win_start, win_end = fs.STOP_ALL, 0, 1 << 62
         limit = cfg.cycles if cfg.cycles is not None else 1 << 62
     elif cfg.cycles is not None:  # exactly N cycles: a soak or a post-saturation measurement
         stop_mode, win_start, win_end, limit = fs.STOP_AT_END, 0, cfg.cycles, cfg.cycles
+    elif cfg.measurement == "booksim":  # BookSim2's sample periods decide the window (flit/sampling.py)
+        from netsim_fast.flit.sampling import NEVER, BookSimControl
+
+        control = BookSimControl(cfg, topo.n_nodes)
+        stop_mode, win_start, win_end, limit = fs.STOP_AT_END, NEVER, NEVER, NEVER
     else:
         stop_mode, win_start = fs.STOP_WINDOW, cfg.warmup
         win_end = cfg.warmup + cfg.measure
@@ -157,8 +162,9 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     try:
         while t < limit and not state.cnt[fs.C_DONE]:
             t_end = min(limit, t + BATCH_CYCLES)
-            if latency_limit is not None:  # batches end on sample-period boundaries
-                t_end = min(t_end, latency_limit.next_check)
+            for check in (latency_limit, control):  # batches end on sample-period boundaries
+                if check is not None:
+                    t_end = min(t_end, check.next_check)
             if traffic is not None:
                 from netsim_fast.workloads.synthetic import CHUNK_CYCLES
 
@@ -178,11 +184,18 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             if latency_limit is not None and t == latency_limit.next_check and latency_limit.check(state, t):
                 stop_reason = "latency-limit"
                 break
-            upto = None if latency_limit is None else latency_limit.first_open  # packets it has counted
+            if control is not None and t == control.next_check:
+                params, limit, stop_reason = _apply_control(control, control.check(state, t), state, params, limit)
+                if control.drain_time is not None and not control.latency_mode:
+                    traffic = None  # throughput mode: nothing is created after the drain time
+                if stop_reason is not None:
+                    break
+            check = latency_limit or control
+            upto = None if check is None else check.first_open  # packets it has counted
             if retired is not None and (shift := retired.retire(state, upto)):
                 watchdog.renumber(shift)
-                if latency_limit is not None:
-                    latency_limit.renumber(shift)
+                if check is not None:
+                    check.renumber(shift)
     except KeyboardInterrupt:  # Ctrl-C between or inside batches: the cycles run so far are a result
         stop_reason, err = "interrupted", fs.ERR_OK
         t = int(state.cnt[fs.C_CYCLE])
@@ -194,6 +207,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                   error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds, stop_reason=stop_reason,
                   latency_check=None if latency_limit is None else latency_limit.value, retired=retired)
     run.extras.update(watchdog.report(state, state.inl.shape[0]))
+    if control is not None:
+        run.extras["booksim_control"] = control.report()
     run.extras["deadlock_cycle"] = watchdog.knot or None
     run.extras["deadlock_last_move"] = watchdog.knot_last_move
     if err != fs.ERR_OK:
@@ -203,6 +218,21 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             raise DeadlockError(run.error, result=run)
         raise SimulationError(run.error)
     return run
+
+
+def _apply_control(control, action: str, state, params, limit: int):
+    """What BookSim2's sample-period control decided at a check: the new parameters (measured
+    window), the cycle limit (the drain's bound) and a stop reason (None: go on)."""
+    from netsim_fast.flit.sampling import close_window, open_window
+
+    if action == "warmed":
+        params = open_window(state, params, control)
+    elif action == "drain":
+        params = close_window(state, params, control)
+        limit = control.drain_limit()
+    elif action == "stop":
+        return params, limit, "latency-limit" if "latency" in control.unstable else "not-converged"
+    return params, limit, None
 
 
 def _lane_name(lane: int, params, topo) -> str:
