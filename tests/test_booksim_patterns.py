@@ -17,7 +17,7 @@ def _pairs(pattern, k=8, rate=1.0):
     traffic = SyntheticTraffic(build_topology(cfg), pattern=pattern, rate=rate, packet_flits=1, seed=7)
     srcs, dsts = [], []
     for chunk in range(DRAWS // (1024 * k * k) + 1):
-        src, dst, _ = traffic.chunk(chunk)
+        src, dst, _, _ = traffic.chunk(chunk)
         srcs.append(src)
         dsts.append(dst)
     return np.concatenate(srcs).astype(np.int64), np.concatenate(dsts).astype(np.int64), k * k

@@ -51,3 +51,16 @@ def given(ctx, name: str) -> bool:
     source = ctx.get_parameter_source(name) if name in ctx.params else None
     # by name: typer may bring its own copy of click's ParameterSource
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+# The routing and VC options of the flit engine (run, check-deadlock).
+_ROUTING = "Router and routing"
+RoutingOpt = Annotated[Optional[str], typer.Option(
+    "--routing", rich_help_panel=_ROUTING,
+    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | minimal (any topology) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
+VcsOpt = Annotated[int, typer.Option("--vcs", rich_help_panel=_ROUTING, help="Virtual channels per physical channel.")]
+InjectVcsOpt = Annotated[Optional[str], typer.Option(
+    "--inject-vcs", rich_help_panel=_ROUTING, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")]
+VcReallocOpt = Annotated[str, typer.Option(
+    "--vc-realloc", rich_help_panel=_ROUTING,
+    help="When a VC may take a new packet: auto (Duato's adaptive VCs only once drained, others at once) | atomic (all once drained) | eager (all at once).")]
+LoopsOpt = Annotated[int, typer.Option("--loops", rich_help_panel=_ROUTING, help="bmg-equiclass: equivalence-class loops (papers/001, section 3.3).")]

@@ -56,7 +56,9 @@ def _packets(cfg) -> int:
         cycles = cfg.cycles if cfg.cycles is not None else cfg.warmup + cfg.measure + cfg.drain
         if cfg.measurement == "booksim":
             cycles = cfg.max_samples * cfg.sample_period + cfg.drain
-        return int(n * cfg.rate / max(cfg.packet_flits or 1, 1) * cycles) + 1024
+        from netsim_fast.workloads.injection import mean_packet_flits
+
+        return int(n * cfg.rate / max(mean_packet_flits(cfg), 1) * cycles) + 1024
     if cfg.pattern == "random":
         return n * (cfg.messages or 1)
     return n * max(n - 1, 1)  # total exchanges and the like: one message (or more) per pair

@@ -20,7 +20,8 @@ from netsim_fast.config._helpers import set_field as _set
 
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
-                     "sample_period", "source_queue", "measurement", "sim_type", "warmup_periods", "max_samples",
+                     "sample_period", "source_queue", "injection", "burst_length", "duty_cycle", "packet_sizes",
+                     "packet_mix", "measurement", "sim_type", "warmup_periods", "max_samples",
                      "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres")
 SYNCS = ("none", "local", "global")
 
@@ -38,6 +39,11 @@ class WorkloadFields:
     hotspot_fraction: float = 0.1
     hotspot_nodes: tuple[int, ...] | None = None
     source_queue: int | None = None  # open loop: packets a node's source queue holds; more are dropped
+    injection: str = "bernoulli"  # open loop: bernoulli | onoff (bursty; workloads/injection.py)
+    burst_length: float | None = None  # onoff: mean packets per on period
+    duty_cycle: float | None = None  # onoff: fraction of cycles a node is on
+    packet_sizes: tuple[int, ...] | None = None  # open loop: a size mix (flits), instead of packet_flits
+    packet_mix: tuple[float, ...] | None = None  # ... and its weights (default equal)
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
@@ -115,6 +121,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
     if not 0 <= cfg.rate <= 1:
         raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
     _require_int("source-queue", cfg.source_queue, 1, 2**31 - 1, what=" packets")
+    _validate_sizes_and_injection(cfg)
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
     if cfg.pattern != "hotspot":  # a normalised Config carries the defaults back: 0.1 and (0,)
@@ -128,6 +135,56 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         for node in cfg.hotspot_nodes:
             if not 0 <= node < n_nodes:
                 raise bad("hotspot-nodes", cfg.hotspot_nodes, f"node ids must be in 0..{n_nodes - 1}")
+
+
+def _validate_sizes_and_injection(cfg: WorkloadFields) -> None:
+    """``--packet-sizes``/``--packet-mix`` and ``--injection onoff`` with its burst length and duty cycle."""
+    from netsim_fast.checks import require_finite
+    from netsim_fast.workloads.injection import INJECTIONS, mean_packet_flits, onoff_probabilities
+
+    if cfg.packet_mix is not None and cfg.packet_sizes is None:
+        raise bad("packet-mix", cfg.packet_mix, "weights the sizes of --packet-sizes; give those too")
+    if cfg.packet_sizes is not None:
+        sizes = parse_int_list("packet_sizes", cfg.packet_sizes)
+        for size in sizes:
+            _require_int("packet-sizes", size, 1, 1 << 20, " flits")
+        _set(cfg, "packet_sizes", sizes)
+        mix = _parse_float_list("packet_mix", cfg.packet_mix) if cfg.packet_mix is not None else (1.0,) * len(sizes)
+        if len(mix) != len(sizes) or min(mix) < 0 or sum(mix) <= 0:
+            raise bad("packet-mix", cfg.packet_mix, f"expected {len(sizes)} weights >= 0 (one per size), not all 0")
+        _set(cfg, "packet_mix", mix)
+        if cfg.packet_bytes is not None or cfg.packet_flits not in (None, max(sizes)):
+            raise bad("packet-sizes", cfg.packet_sizes, "replaces --packet-flits and --packet-bytes; give one of them")
+        _set(cfg, "packet_flits", max(sizes))  # the largest: what a VCT buffer must hold
+    if cfg.injection not in INJECTIONS:
+        raise unknown_choice("injection", cfg.injection, INJECTIONS)
+    if cfg.injection == "bernoulli":
+        for name in ("burst_length", "duty_cycle"):
+            if getattr(cfg, name) is not None:
+                raise bad(name, getattr(cfg, name), "applies to --injection onoff only")
+        return
+    if cfg.burst_length is None or cfg.duty_cycle is None:
+        raise bad("injection", cfg.injection, "needs --burst-length (mean packets per burst) and --duty-cycle (share of cycles on)")
+    require_finite("burst-length", cfg.burst_length, 0, what=" packets per burst", low_open=True)
+    require_finite("duty-cycle", cfg.duty_cycle, 0, 1, what=" (share of cycles on)", low_open=True)
+    if cfg.duty_cycle == 1:
+        raise bad("duty-cycle", cfg.duty_cycle, "must be < 1 (1 is always on: use --injection bernoulli)")
+    try:
+        onoff_probabilities(cfg.rate / mean_packet_flits(cfg, default=8), cfg.burst_length, cfg.duty_cycle)
+    except ValueError as exc:
+        raise bad("injection", "onoff", f"--rate {cfg.rate} with --burst-length {cfg.burst_length} and "
+                  f"--duty-cycle {cfg.duty_cycle}: {exc}") from None
+
+
+def _parse_float_list(option: str, text) -> tuple[float, ...]:
+    items = list(text) if isinstance(text, (tuple, list)) else [t for t in str(text).replace(",", " ").split() if t]
+    try:
+        values = tuple(float(t) for t in items)
+    except (TypeError, ValueError):
+        raise bad(option, text, "expected comma-separated numbers such as 0.8,0.2") from None
+    if not values or not all(math.isfinite(v) for v in values):
+        raise bad(option, text, "expected finite numbers such as 0.8,0.2")
+    return values
 
 
 def _validate_finite(cfg: WorkloadFields) -> None:

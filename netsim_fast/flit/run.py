@@ -136,7 +136,9 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total,
                           class_vcs=class_vcs,
                           sync=(cfg.sync if sync is None else sync) if phased else "none")
-    expected = int(topo.n_nodes * cfg.rate / cfg.packet_flits * BATCH_CYCLES * 2) + 1024
+    from netsim_fast.workloads.injection import mean_packet_flits
+
+    expected = int(topo.n_nodes * cfg.rate / mean_packet_flits(cfg) * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
                          route_mask=route_mask)
     traffic, retired = None, None
@@ -151,7 +153,9 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
         retired = RetiredPackets()
         traffic = SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits,
                                    seed=cfg.seed, hotspot_fraction=cfg.hotspot_fraction,
-                                   hotspot_nodes=cfg.hotspot_nodes)
+                                   hotspot_nodes=cfg.hotspot_nodes, injection=cfg.injection,
+                                   burst_length=cfg.burst_length, duty_cycle=cfg.duty_cycle,
+                                   packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix)
     compile_seconds = _compile(state, params, topo.arrays)
 
     start = time.perf_counter()
@@ -169,8 +173,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                 from netsim_fast.workloads.synthetic import CHUNK_CYCLES
 
                 while next_chunk * CHUNK_CYCLES < t_end:
-                    src, dst, rel = traffic.chunk(next_chunk)
-                    state = fs.append_packets(state, src, dst, np.full(src.size, cfg.packet_flits, np.int32), rel)
+                    src, dst, length, rel = traffic.chunk(next_chunk)
+                    state = fs.append_packets(state, src, dst, length, rel)
                     next_chunk += 1
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
             err = advance(state, params, topo.arrays, t_end)

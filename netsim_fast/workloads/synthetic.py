@@ -6,7 +6,8 @@ packets of a run depend only on the seed and the pattern, never on how the engin
 cycles, and a reference implementation can consume exactly the same packets.
 
 Each node creates a packet of ``packet_flits`` flits in a cycle with probability
-``rate / packet_flits`` (Bernoulli injection at ``rate`` flits/node/cycle). Destinations:
+``rate / packet_flits`` (Bernoulli injection at ``rate`` flits/node/cycle); on/off (bursty)
+injection and packet-size mixes are in workloads/injection.py. Destinations:
 
 =========== ===============================================================================
 uniform     uniform over the other N-1 nodes
@@ -121,26 +122,51 @@ class SyntheticTraffic:
     """Packets created in any cycle range, identical however the range is split."""
 
     def __init__(self, topo, *, pattern: str, rate: float, packet_flits: int, seed: int,
-                 hotspot_fraction: float = 0.0, hotspot_nodes=(0,)):
+                 hotspot_fraction: float = 0.0, hotspot_nodes=(0,), injection: str = "bernoulli",
+                 burst_length: float | None = None, duty_cycle: float | None = None,
+                 packet_sizes=None, packet_mix=None):
+        from netsim_fast.workloads.injection import OnOff, SizeMix
+
         self.n_nodes = topo.n_nodes
         self.pattern = pattern
         self.packet_flits = packet_flits
-        self.prob = rate / packet_flits
+        self.mix = SizeMix(packet_sizes, packet_mix) if packet_sizes else None
+        mean_size = self.mix.mean if self.mix else packet_flits
+        self.prob = rate / mean_size
         self.seed = seed
         self.hotspot_fraction = hotspot_fraction
         self.hotspot_nodes = np.asarray(hotspot_nodes, dtype=np.int64)
         self.fixed = permutation(pattern, topo, seed)
         self.senders = np.ones(self.n_nodes, bool) if self.fixed is None else self.fixed != np.arange(self.n_nodes)
+        self._onoff = (lambda: OnOff(self.n_nodes, self.prob, burst_length, duty_cycle, seed)) \
+            if injection == "onoff" else None
+        self._chain, self._next = None, 0  # on/off: the chain's state before chunk _next
 
     def chunk(self, index: int):
-        """Packets created in cycles [index*C, (index+1)*C): (src, dst, release) sorted by (release, src)."""
-        rng = np.random.default_rng(np.random.SeedSequence([self.seed, index]))
+        """Packets created in cycles [index*C, (index+1)*C): (src, dst, length, release) sorted
+        by (release, src). Under on/off injection the chunks before ``index`` are replayed if
+        they were not made just before it (the chain's state runs through them)."""
+        if self._onoff is not None and index != self._next:
+            self._chain, self._next = None, 0
+            while self._next < index:
+                self._created(self._next)
         n, c = self.n_nodes, CHUNK_CYCLES
-        created = rng.random((c, n), dtype=np.float32) < np.float32(self.prob)
-        created &= self.senders[None, :]
+        rng, created = self._created(index)
         cycle, src = np.nonzero(created)  # row-major: sorted by cycle, then node
         dst = self._destinations(src, rng)
-        return src.astype(np.int32), dst.astype(np.int32), (cycle + index * c).astype(np.int64)
+        length = self.mix.draw(rng, src.size) if self.mix else np.full(src.size, self.packet_flits, np.int32)
+        return src.astype(np.int32), dst.astype(np.int32), length, (cycle + index * c).astype(np.int64)
+
+    def _created(self, index: int):
+        """The chunk's generator (after its creation draws) and its cycles x nodes creations."""
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, index]))
+        if self._onoff is None:
+            created = rng.random((CHUNK_CYCLES, self.n_nodes), dtype=np.float32) < np.float32(self.prob)
+            return rng, created & self.senders[None, :]
+        if self._chain is None:
+            self._chain = self._onoff()
+        self._next = index + 1
+        return rng, self._chain.created(rng, CHUNK_CYCLES, self.senders)
 
     def _destinations(self, src, rng):
         n = self.n_nodes
