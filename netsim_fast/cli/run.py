@@ -8,8 +8,8 @@ import typer
 
 from netsim_fast.cli._app import EXIT_INTERRUPTED, EXIT_SIMULATION, app, echo_json, guarded
 from netsim_fast.cli.options import (
-    BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
-    SeedOpt, TopologyOpt, topology_fields,
+    BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
+    NOpt, RoutingOpt, SeedOpt, TopologyOpt, VcReallocOpt, VcsOpt, topology_fields,
 )
 
 _R, _P, _W, _M = "Router and routing", "Packet engine", "Workload", "Measurement and output"
@@ -36,9 +36,9 @@ def run(
     graph_seed: GraphSeedOpt = None,
     engine: Annotated[str, _opt("--engine", panel=_R, help="flit (cycle-accurate flits, wormhole or VCT) | packet (synchronous store-and-forward, whole packets; gossip forwarding rules).")] = "flit",
     router: Annotated[str, _opt("--router", panel=_R, help="lanes: the switch of paper 004 Fig. 4 (input and output lanes, VC-to-VC crossbar); iq: input-queued VC router with a separable switch allocator.")] = "lanes",
-    routing: Annotated[Optional[str], _opt("--routing", panel=_R, help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | minimal (any topology) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")] = None,
+    routing: RoutingOpt = None,
     switching: Annotated[str, _opt("--switching", panel=_R, help="wormhole | vct (virtual cut-through).")] = "wormhole",
-    vcs: Annotated[int, _opt("--vcs", panel=_R, help="Virtual channels per physical channel.")] = 4,
+    vcs: VcsOpt = 4,
     buf: Annotated[int, _opt("--buf", panel=_R, help="Flits per input lane (VC buffer depth).")] = 8,
     out_buf: Annotated[int, _opt("--out-buf", panel=_R, help="Flits per output lane (--router lanes).")] = 2,
     t_link: Annotated[int, _opt("--t-link", panel=_R, help="Cycles a link takes (and is busy) per flit.")] = 1,
@@ -47,10 +47,10 @@ def run(
     credit_delay: Annotated[int, _opt("--credit-delay", panel=_R, help="Cycles for a credit to reach the upstream router.")] = 1,
     headers_per_cycle: Annotated[int, _opt("--headers-per-cycle", panel=_R, help="Routing units per router, each routing one header every --t-routing cycles (0 = unlimited).")] = 1,
     eject_rate: Annotated[int, _opt("--eject-rate", panel=_R, help="Flits per cycle a node accepts from its router.")] = 1,
-    inject_vcs: Annotated[Optional[str], _opt("--inject-vcs", panel=_R, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")] = None,
+    inject_vcs: InjectVcsOpt = None,
     vc_alloc: Annotated[str, _opt("--vc-alloc", panel=_R, help="Order in which routed headers get output VCs: age (longest in the network first) | rr (round-robin).")] = "age",
-    vc_realloc: Annotated[str, _opt("--vc-realloc", panel=_R, help="When a VC may take a new packet: auto (Duato's adaptive VCs only once drained, others at once) | atomic (all once drained) | eager (all at once).")] = "auto",
-    loops: Annotated[int, _opt("--loops", panel=_R, help="bmg-equiclass: equivalence-class loops (papers/001, section 3.3).")] = 4,
+    vc_realloc: VcReallocOpt = "auto",
+    loops: LoopsOpt = 4,
     policy: Annotated[Optional[str], _opt("--policy", panel=_P, help="Which queued packet a link sends: fifo | srpf (shortest remaining path first) | lrpf (longest) | random \\[default: fifo].")] = None,
     path_choice: Annotated[Optional[str], _opt("--path-choice", panel=_P, help="fixed (lowest minimal port) | random (uniform among minimal ports, per hop) \\[default: fixed].")] = None,
     one_port: Annotated[bool, _opt("--one-port", panel=_P, help="A node sends on at most one link per cycle (default: all ports).")] = False,
