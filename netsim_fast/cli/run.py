@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from netsim_fast.cli import booksim_options as bo
 from netsim_fast.cli._app import EXIT_INTERRUPTED, EXIT_SIMULATION, app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
@@ -35,7 +36,7 @@ def run(
     file: FileOpt = None,
     graph_seed: GraphSeedOpt = None,
     engine: Annotated[str, _opt("--engine", panel=_R, help="flit (cycle-accurate flits, wormhole or VCT) | packet (synchronous store-and-forward, whole packets; gossip forwarding rules).")] = "flit",
-    router: Annotated[str, _opt("--router", panel=_R, help="lanes: the switch of paper 004 Fig. 4 (input and output lanes, VC-to-VC crossbar); iq: input-queued VC router with a separable switch allocator.")] = "lanes",
+    router: Annotated[str, _opt("--router", panel=_R, help="lanes: the switch of paper 004 Fig. 4 (input and output lanes, VC-to-VC crossbar); iq: input-queued VC router with a separable switch allocator; booksim: BookSim2's input-queued router, stage by stage (its options in the BookSim2 router panel).")] = "lanes",
     routing: RoutingOpt = None,
     switching: Annotated[str, _opt("--switching", panel=_R, help="wormhole | vct (virtual cut-through).")] = "wormhole",
     vcs: VcsOpt = 4,
@@ -44,12 +45,33 @@ def run(
     t_link: Annotated[int, _opt("--t-link", panel=_R, help="Cycles a link takes (and is busy) per flit.")] = 1,
     t_routing: Annotated[int, _opt("--t-routing", panel=_R, help="Cycles a routing unit spends computing one header's route.")] = 1,
     t_crossbar: Annotated[int, _opt("--t-crossbar", panel=_R, help="Cycles a flit takes through the crossbar.")] = 1,
-    credit_delay: Annotated[int, _opt("--credit-delay", panel=_R, help="Cycles for a credit to reach the upstream router.")] = 1,
+    credit_delay: Annotated[Optional[int], _opt("--credit-delay", panel=_R, help="Cycles for a credit to reach the upstream router (booksim: BookSim2's credit_delay, extra cycles before a returned credit is usable) \\[default: 1; booksim 0].")] = None,
     headers_per_cycle: Annotated[int, _opt("--headers-per-cycle", panel=_R, help="Routing units per router, each routing one header every --t-routing cycles (0 = unlimited).")] = 1,
     eject_rate: Annotated[int, _opt("--eject-rate", panel=_R, help="Flits per cycle a node accepts from its router.")] = 1,
     inject_vcs: InjectVcsOpt = None,
     vc_alloc: Annotated[str, _opt("--vc-alloc", panel=_R, help="Order in which routed headers get output VCs: age (longest in the network first) | rr (round-robin).")] = "age",
     vc_realloc: VcReallocOpt = "auto",
+    routing_delay: bo.RoutingDelayOpt = 1,
+    vc_alloc_delay: bo.VcAllocDelayOpt = 1,
+    sw_alloc_delay: bo.SwAllocDelayOpt = 1,
+    st_prepare_delay: bo.StPrepareDelayOpt = 0,
+    st_final_delay: bo.StFinalDelayOpt = 1,
+    input_speedup: bo.InputSpeedupOpt = 1,
+    output_speedup: bo.OutputSpeedupOpt = 1,
+    internal_speedup: bo.InternalSpeedupOpt = 1.0,
+    output_buffer_size: bo.OutputBufferSizeOpt = -1,
+    noq: bo.NoqOpt = False,
+    vc_allocator: bo.VcAllocatorOpt = "islip",
+    sw_allocator: bo.SwAllocatorOpt = "islip",
+    alloc_iters: bo.AllocItersOpt = 1,
+    arb_type: bo.ArbTypeOpt = "round_robin",
+    priority: bo.PriorityOpt = "none",
+    speculative: bo.SpeculativeOpt = False,
+    use_noc_latency: bo.UseNocLatencyOpt = True,
+    wait_for_tail_credit: bo.WaitForTailCreditOpt = False,
+    vc_busy_when_full: bo.VcBusyWhenFullOpt = False,
+    vc_prioritize_empty: bo.VcPrioritizeEmptyOpt = False,
+    hold_switch_for_packet: bo.HoldSwitchOpt = False,
     loops: LoopsOpt = 4,
     policy: Annotated[Optional[str], _opt("--policy", panel=_P, help="Which queued packet a link sends: fifo | srpf (shortest remaining path first) | lrpf (longest) | random \\[default: fifo].")] = None,
     path_choice: Annotated[Optional[str], _opt("--path-choice", panel=_P, help="fixed (lowest minimal port) | random (uniform among minimal ports, per hop) \\[default: fixed].")] = None,
@@ -125,6 +147,14 @@ def run(
         max_samples=max_samples, warmup_thres=warmup_thres, acc_warmup_thres=acc_warmup_thres,
         stopping_thres=stopping_thres, acc_stopping_thres=acc_stopping_thres,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed),
+        **bo.booksim_fields(
+            routing_delay=routing_delay, vc_alloc_delay=vc_alloc_delay, sw_alloc_delay=sw_alloc_delay,
+            st_prepare_delay=st_prepare_delay, st_final_delay=st_final_delay, input_speedup=input_speedup,
+            output_speedup=output_speedup, internal_speedup=internal_speedup, output_buffer_size=output_buffer_size,
+            noq=noq, vc_allocator=vc_allocator, sw_allocator=sw_allocator, alloc_iters=alloc_iters,
+            arb_type=arb_type, priority=priority, speculative=speculative, use_noc_latency=use_noc_latency,
+            wait_for_tail_credit=wait_for_tail_credit, vc_busy_when_full=vc_busy_when_full,
+            vc_prioritize_empty=vc_prioritize_empty, hold_switch_for_packet=hold_switch_for_packet),
     )
     from netsim_fast.checks import check_writable_file
     from netsim_fast.plots import check_image_path
@@ -221,7 +251,7 @@ def _run_one(cfgs: list, *, as_json: bool, quiet: bool) -> None:
         phases = None
         if cfg.engine == "flit" and cfg.measurement == "booksim":
             phases = [(0, "sample periods (BookSim2)")]
-        elif cfg.engine == "flit" and cfg.cycles is None and is_open_loop(cfg):
+        elif cfg.engine == "flit" and cfg.cycles is None and is_open_loop(cfg) and cfg.batch is None:
             phases = [(0, "warm-up"), (cfg.warmup, "measuring"), (cfg.warmup + cfg.measure, "draining")]
         with progress_bar(quiet or cfg.pattern in FORWARDING_PATTERNS, unit=unit, phases=phases) as progress:
             if len(cfgs) > 1:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from netsim_fast.checks import unknown_choice
 from netsim_fast.config._helpers import reject_unless_default as _reject_unless_default
+from netsim_fast.config.booksim_router import BooksimFields, validate_booksim
 from netsim_fast.config.output import OutputFields, validate_output
 from netsim_fast.config.packet import PacketFields, _validate_packet_options
 from netsim_fast.config.router import (
@@ -28,7 +29,7 @@ from netsim_fast.config.workload import WorkloadFields, _validate_pattern_name, 
 
 
 @dataclass(frozen=True, kw_only=True)
-class Config(OutputFields, RunControlFields, PacketFields, WorkloadFields, RouterFields, TopologyFields):
+class Config(OutputFields, RunControlFields, PacketFields, WorkloadFields, BooksimFields, RouterFields, TopologyFields):
     """An experiment: topology, routing, workload, engine parameters, seed and output.
 
     Only the topology part is read by ``netsim-fast topo``; ``netsim-fast run`` reads it all.
@@ -83,6 +84,7 @@ def _normalise_and_validate(cfg: Config) -> None:
         _validate_engine(cfg)
     else:
         _reject_unless_default(cfg, FLIT_ONLY_OPTIONS, "applies to the flit engine only (drop it, or pass --engine flit)")
+    validate_booksim(cfg)
     _validate_packet_options(cfg)
     _validate_workload(cfg)
     _validate_measurement(cfg)

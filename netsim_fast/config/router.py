@@ -18,7 +18,7 @@ from netsim_fast.config.topology import TopologyFields
 from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
 
 ENGINES = ("flit", "packet")
-ROUTERS = ("lanes", "iq")
+ROUTERS = ("lanes", "iq", "booksim")
 SWITCHINGS = ("wormhole", "vct")
 VC_REALLOCS = ("auto", "atomic", "eager")
 VC_ALLOCS = ("age", "rr")
@@ -41,7 +41,7 @@ class RouterFields:
     t_link: int = 1
     t_routing: int = 1
     t_crossbar: int = 1
-    credit_delay: int = 1
+    credit_delay: int | None = None  # 1; BookSim2's 0 under --router booksim
     headers_per_cycle: int = 1
     eject_rate: int = 1
     inject_vcs: tuple[int, ...] | None = None
@@ -58,6 +58,7 @@ ROUTING_TOPOLOGIES = {
     "dor": GRID_TOPOLOGIES,
     "duato": GRID_TOPOLOGIES,
     "dor-nodateline": GRID_TOPOLOGIES,
+    "dim_order": ("mesh", "torus"),  # BookSim2's, --router booksim only (config/booksim_router.py)
     "minimal": TOPOLOGIES,
     **{name: ("bmg",) for name in BMG_ROUTINGS},
 }
@@ -78,7 +79,7 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
 # Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
 # routers as one-port tables.
 PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
-FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal", "dim_order") + BMG_ROUTINGS
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
@@ -99,7 +100,8 @@ def needs_datelines(cfg: TopologyFields) -> bool:
 
 def _validate_routing(cfg: RouterFields) -> None:
     if cfg.routing is None:
-        _set(cfg, "routing", default_routing(cfg.topology, cfg.engine))
+        booksim = cfg.router == "booksim" and cfg.engine == "flit"
+        _set(cfg, "routing", "dim_order" if booksim else default_routing(cfg.topology, cfg.engine))
     if cfg.routing not in ROUTING_TOPOLOGIES:
         raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
     fits = ROUTING_TOPOLOGIES[cfg.routing]
@@ -125,8 +127,12 @@ def _validate_engine(cfg: RouterFields) -> None:
     _require_int("vcs", cfg.vcs, 1, MAX_VCS)
     _require_int("buf", cfg.buf, 1, 1 << 16, " flits per input lane")
     _require_int("out-buf", cfg.out_buf, 1, 1 << 16, " flits per output lane")
-    for option in ("t_link", "t_routing", "t_crossbar", "credit_delay"):
+    if cfg.credit_delay is None:
+        _set(cfg, "credit_delay", 0 if cfg.router == "booksim" else 1)
+    for option in ("t_link", "t_routing", "t_crossbar", "credit_delay")[: 4 if cfg.router != "booksim" else 3]:
         _require_int(option, getattr(cfg, option), 1, 1000, " cycles")
+    if cfg.routing == "dim_order" and cfg.router != "booksim":
+        raise bad("routing", cfg.routing, "is BookSim2's dimension order and runs on --router booksim only (use dor)")
     _require_int("headers-per-cycle", cfg.headers_per_cycle, 0, 1 << 16, " (0 = unlimited)")
     _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
     if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS:

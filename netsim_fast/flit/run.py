@@ -56,7 +56,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         n_nodes=topo.n_nodes, n_ports=topo.n_ports, n_vcs=cfg.vcs, buf=cfg.buf, out_buf=cfg.out_buf,
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
-        routing=TABLE if cfg.routing in TABLE_ROUTINGS else CODES[cfg.routing],
+        routing=TABLE if cfg.routing in TABLE_ROUTINGS else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
         vct=fs.SWITCHING[cfg.switching], inject_mask=mask, class_vcs=class_vcs,
         atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
@@ -93,10 +93,8 @@ def atomic_vc_mask(cfg) -> int:
     return 0
 
 
-def _compile(state, params, topo_arrays) -> float:
+def _compile(state, params, topo_arrays, advance) -> float:
     """Load (or compile) the kernel by running it for zero cycles; returns the seconds it took."""
-    from netsim_fast.flit.kernel import advance
-
     start = time.perf_counter()
     advance(state, params, topo_arrays, 0)
     return time.perf_counter() - start
@@ -148,20 +146,22 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             state = fs.set_phases(state, topo.n_nodes, packets.dst, packets.phase)
     else:
         from netsim_fast.flit.retire import RetiredPackets
-        from netsim_fast.workloads.synthetic import SyntheticTraffic
+        from netsim_fast.workloads.synthetic import traffic_of
 
         retired = RetiredPackets()
-        traffic = SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits,
-                                   seed=cfg.seed, hotspot_fraction=cfg.hotspot_fraction,
-                                   hotspot_nodes=cfg.hotspot_nodes, injection=cfg.injection,
-                                   burst_length=cfg.burst_length, duty_cycle=cfg.duty_cycle,
-                                   packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix)
-    compile_seconds = _compile(state, params, topo.arrays)
+        traffic = traffic_of(cfg, topo)
+    driver = None
+    if cfg.router == "booksim":  # BookSim2's IQ router keeps its own state beside the flit engine's
+        from netsim_fast.flit.booksim.driver import BooksimDriver
+
+        driver = BooksimDriver(cfg, topo, params)
+        advance = driver.advance
+    compile_seconds = _compile(state, params, topo.arrays, advance)
 
     start = time.perf_counter()
     from netsim_fast.flit.deadlock import Watchdog
 
-    watchdog = Watchdog(params)
+    watchdog = Watchdog(params) if driver is None else driver.watchdog(params)
     next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
     try:
         while t < limit and not state.cnt[fs.C_DONE]:
@@ -198,6 +198,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             upto = None if check is None else check.first_open  # packets it has counted
             if retired is not None and (shift := retired.retire(state, upto)):
                 watchdog.renumber(shift)
+                if driver is not None:
+                    driver.renumber(shift)
                 if check is not None:
                     check.renumber(shift)
     except KeyboardInterrupt:  # Ctrl-C between or inside batches: the cycles run so far are a result

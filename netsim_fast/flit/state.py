@@ -27,7 +27,8 @@ NONE = -1
 
 ROUTER_LANES = 0
 ROUTER_IQ = 1
-ROUTERS = {"lanes": ROUTER_LANES, "iq": ROUTER_IQ}
+ROUTER_BOOKSIM = 2   # BookSim2's IQ router: its own kernel, flit/booksim/
+ROUTERS = {"lanes": ROUTER_LANES, "iq": ROUTER_IQ, "booksim": ROUTER_BOOKSIM}
 SWITCHING = {"wormhole": 0, "vct": 1}
 
 STOP_AT_END = 0      # run exactly to the requested cycle (--cycles)

@@ -1,0 +1,43 @@
+"""``run`` options of the booksim router (``--router booksim``): BookSim2's router keys, one
+option each, named after the key (``routing_delay`` -> ``--routing-delay``), defaults BookSim2's.
+docs/booksim-keys.md ("The booksim router's options") lists which option it reads for each key."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+_B = "BookSim2 router (--router booksim)"
+
+
+def _o(name: str, help: str):
+    return typer.Option(name, rich_help_panel=_B, help=help)
+
+
+RoutingDelayOpt = Annotated[int, _o("--routing-delay", "Cycles of route computation (BookSim2 routing_delay; 0, lookahead, not yet).")]
+VcAllocDelayOpt = Annotated[int, _o("--vc-alloc-delay", "Cycles of VC allocation (only 1 so far).")]
+SwAllocDelayOpt = Annotated[int, _o("--sw-alloc-delay", "Cycles of switch allocation (only 1 so far).")]
+StPrepareDelayOpt = Annotated[int, _o("--st-prepare-delay", "Crossbar cycles before the final stage (their sum with --st-final-delay is the crossbar time).")]
+StFinalDelayOpt = Annotated[int, _o("--st-final-delay", "Final crossbar cycles.")]
+InputSpeedupOpt = Annotated[int, _o("--input-speedup", "Crossbar inputs per input port (only 1 so far).")]
+OutputSpeedupOpt = Annotated[int, _o("--output-speedup", "Crossbar outputs per output port (only 1 so far).")]
+InternalSpeedupOpt = Annotated[float, _o("--internal-speedup", "Router steps per cycle (only 1.0 so far).")]
+OutputBufferSizeOpt = Annotated[int, _o("--output-buffer-size", "Output FIFO bound in flits, -1 unbounded (only -1 so far).")]
+NoqOpt = Annotated[bool, _o("--noq", "Next-hop output queueing (not yet).")]
+VcAllocatorOpt = Annotated[str, _o("--vc-allocator", "VC allocator: islip (others not yet).")]
+SwAllocatorOpt = Annotated[str, _o("--sw-allocator", "Switch allocator: islip (others not yet).")]
+AllocItersOpt = Annotated[int, _o("--alloc-iters", "Allocator iterations (only 1 so far).")]
+ArbTypeOpt = Annotated[str, _o("--arb-type", "Arbiters of separable allocators: round_robin (matrix not yet).")]
+PriorityOpt = Annotated[str, _o("--priority", "Message priority: none (the others not yet).")]
+SpeculativeOpt = Annotated[bool, _o("--speculative", "Speculative switch allocation (not yet).")]
+UseNocLatencyOpt = Annotated[bool, _o("--use-noc-latency/--no-use-noc-latency", "BookSim2's channel latencies: torus links 2 cycles, mesh links 1 (off: all 1).")]
+WaitForTailCreditOpt = Annotated[bool, _o("--wait-for-tail-credit", "Free an output VC only once its tail's credit is back.")]
+VcBusyWhenFullOpt = Annotated[bool, _o("--vc-busy-when-full", "Do not request output VCs without a credit.")]
+VcPrioritizeEmptyOpt = Annotated[bool, _o("--vc-prioritize-empty", "Prefer empty output VCs (a priority: no effect under islip, as in BookSim2).")]
+HoldSwitchOpt = Annotated[bool, _o("--hold-switch-for-packet", "Keep a crossbar connection for a whole packet (not yet).")]
+
+
+def booksim_fields(**given) -> dict:
+    """The ``Config`` fields of the options (the keyword names are the field names)."""
+    return given

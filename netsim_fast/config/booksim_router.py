@@ -1,0 +1,128 @@
+"""The booksim router's part of ``Config``: BookSim2's router keys, with BookSim2's defaults.
+
+Field names are BookSim2's configuration keys (docs/booksim-keys.md), so a BookSim2 file read
+by ``config/booksim_file.py`` maps onto ``Config`` one to one. The knobs apply to
+``--router booksim`` only; given with another router they are an error, and the options of the
+other routers (``--t-routing``, ``--t-crossbar``, ``--t-link``, ...) are an error with this
+one. Values the router does not implement yet are refused with what is allowed, never ignored.
+Which netsim-fast option the booksim router reads for each BookSim2 key: docs/booksim-keys.md,
+"The booksim router's options".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from netsim_fast.checks import bad
+from netsim_fast.checks import require_int as _require_int
+from netsim_fast.config._helpers import set_field as _set
+
+ALLOCATORS = ("islip",)  # implemented; BookSim2 also has the ones below
+BOOKSIM_ALLOCATORS = ("separable_input_first", "separable_output_first", "islip", "wavefront", "rr_wavefront",
+                      "pim", "loa", "select", "max_size")
+PRIORITIES = ("none", "class", "age", "network_age", "local_age", "queue_length", "hop_count", "sequence")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BooksimFields:
+    """BookSim2's IQ-router keys (``--router booksim``), defaults as in BookSim2."""
+
+    routing_delay: int = 1
+    vc_alloc_delay: int = 1
+    sw_alloc_delay: int = 1
+    st_prepare_delay: int = 0
+    st_final_delay: int = 1
+    input_speedup: int = 1
+    output_speedup: int = 1
+    internal_speedup: float = 1.0
+    output_buffer_size: int = -1
+    noq: bool = False
+    vc_allocator: str = "islip"
+    sw_allocator: str = "islip"
+    alloc_iters: int = 1
+    arb_type: str = "round_robin"
+    priority: str = "none"
+    speculative: bool = False
+    use_noc_latency: bool = True
+    wait_for_tail_credit: bool = False
+    vc_busy_when_full: bool = False
+    vc_prioritize_empty: bool = False
+    hold_switch_for_packet: bool = False
+
+
+BOOKSIM_OPTIONS = tuple(f.name for f in fields(BooksimFields))
+# Options of the lanes and iq routers, and what the booksim router reads instead.
+OTHER_ROUTER_OPTIONS = {
+    "switching": "BookSim2's IQ router is wormhole",
+    "out_buf": "it has output FIFOs; see --output-buffer-size",
+    "t_link": "channel latencies are BookSim2's: 1 on a mesh, 2 on a torus (see --use-noc-latency)",
+    "t_routing": "it reads --routing-delay",
+    "t_crossbar": "it reads --st-prepare-delay and --st-final-delay",
+    "headers_per_cycle": "every VC routes in its own routing stage",
+    "eject_rate": "a terminal takes one flit per cycle",
+    "inject_vcs": "a terminal uses every VC",
+    "vc_alloc": "it reads --vc-allocator",
+    "vc_realloc": "see --wait-for-tail-credit",
+    "check_invariants": "its invariant checks are not written yet",
+}
+_NOT_YET = "is not implemented in the booksim router yet"
+
+
+def _fixed(cfg, name: str, allowed, what: str = "") -> None:
+    value = getattr(cfg, name)
+    if value != allowed:
+        if isinstance(allowed, bool):
+            value, allowed = ("on" if value else "off"), ("on" if allowed else "off")
+        raise bad(name.replace("_", "-"), value, f"{_NOT_YET}{what}; allowed: {allowed}")
+
+
+def validate_booksim(cfg) -> None:
+    """The booksim knobs: refused away from ``--router booksim``; there, checked and defaulted."""
+    defaults = {f.name: f.default for f in fields(BooksimFields)}
+    if cfg.router != "booksim":
+        for name in BOOKSIM_OPTIONS:
+            if getattr(cfg, name) != defaults[name]:
+                raise bad(name.replace("_", "-"), getattr(cfg, name), "applies to --router booksim only")
+        return
+    from dataclasses import fields as all_fields
+
+    other = {f.name: f.default for f in all_fields(cfg)}
+    for name, why in OTHER_ROUTER_OPTIONS.items():
+        if getattr(cfg, name) not in (None, other[name]):
+            raise bad(name.replace("_", "-"), getattr(cfg, name), f"applies to --router lanes and iq, not booksim ({why})")
+    if cfg.topology not in ("mesh", "torus"):
+        raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes: mesh or torus")
+    if cfg.topology == "torus" and 2 in cfg.dims:
+        raise bad("dims", ",".join(map(str, cfg.dims)),
+                  "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
+                  "radix-2 ring, netsim-fast one)")
+    _require_int("routing-delay", cfg.routing_delay, 0, 1000, " cycles")
+    if cfg.routing_delay == 0:
+        raise bad("routing-delay", 0, f"(lookahead routing) {_NOT_YET}; allowed: >= 1 cycles")
+    for name in ("vc_alloc_delay", "sw_alloc_delay"):
+        _require_int(name.replace("_", "-"), getattr(cfg, name), 1, 1000, " cycles")
+        _fixed(cfg, name, 1, " (BookSim2 aborts on multi-cycle allocation as soon as a request waits behind a batch)")
+    for name in ("st_prepare_delay", "st_final_delay", "credit_delay"):
+        _require_int(name.replace("_", "-"), getattr(cfg, name), 0, 1000, " cycles")
+    if cfg.st_prepare_delay + cfg.st_final_delay < 1:
+        raise bad("st-final-delay", cfg.st_final_delay, "st_prepare_delay + st_final_delay must be >= 1 (BookSim2 "
+                                                         "cannot run a zero-cycle crossbar)")
+    for name in ("vc_allocator", "sw_allocator"):
+        value = getattr(cfg, name)
+        if value not in BOOKSIM_ALLOCATORS:
+            raise bad(name.replace("_", "-"), value, f"choose one of {', '.join(BOOKSIM_ALLOCATORS)}")
+        _fixed(cfg, name, "islip")
+    for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0),
+                          ("output_buffer_size", -1), ("noq", False), ("speculative", False),
+                          ("hold_switch_for_packet", False), ("alloc_iters", 1), ("arb_type", "round_robin")):
+        _fixed(cfg, name, allowed)
+    if cfg.priority not in PRIORITIES:
+        raise bad("priority", cfg.priority, f"choose one of {', '.join(PRIORITIES)}")
+    _fixed(cfg, "priority", "none")
+    if cfg.routing == "dor" and cfg.topology == "mesh":
+        _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
+    if cfg.routing != "dim_order":
+        hint = (" (netsim-fast's dor places a dateline; BookSim2's dim_order splits the VCs by its own partition "
+                "rule)" if cfg.routing == "dor" else "")
+        raise bad("routing", cfg.routing, f"the booksim router runs BookSim2's dim_order (dor on a mesh){hint}; "
+                                          "pass --routing dim_order")

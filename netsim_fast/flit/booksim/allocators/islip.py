@@ -1,0 +1,70 @@
+"""iSLIP (McKeown), as BookSim2's ``islip`` allocator runs it (docs/booksim-router.md, section 7).
+
+Each iteration: every unmatched output with requests grants the first unmatched requesting
+input at or after its grant pointer (cyclically); every input with requests accepts the first
+granting output at or after its accept pointer (cyclically). An accept in the first iteration
+moves the output's grant pointer to one past the input and the input's accept pointer to one
+past the output. Priorities play no part.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+
+NONE = -1
+
+
+@njit(**KERNEL_JIT)
+def _first_from(lst, n, ptr, taken):
+    """The first entry of ascending ``lst[:n]`` at or after ``ptr``, cyclically, whose
+    ``taken`` value is NONE; NONE if there is none."""
+    start = 0
+    while start < n and lst[start] < ptr:
+        start += 1
+    for j in range(n):
+        k = start + j
+        if k >= n:
+            k -= n
+        x = lst[k]
+        if taken[x] == NONE:
+            return x
+    return NONE
+
+
+@njit(**KERNEL_JIT)
+def islip(in_req, in_n, out_req, out_n, n_in, n_out, gptr, aptr, grant, out_match, match, iters):
+    """Match inputs to outputs; ``match[i]`` gets input ``i``'s output (NONE if none).
+
+    ``grant`` (n_out) and ``out_match`` (n_out) are scratch; ``gptr`` (n_out) and ``aptr``
+    (n_in) are the persistent pointers, updated in place."""
+    for i in range(n_in):
+        match[i] = NONE
+    for o in range(n_out):
+        out_match[o] = NONE
+    for it in range(iters):
+        for o in range(n_out):
+            grant[o] = NONE
+            if out_n[o] == 0 or out_match[o] != NONE:
+                continue
+            grant[o] = _first_from(out_req[o], out_n[o], gptr[o], match)
+        for i in range(n_in):
+            n = in_n[i]
+            if n == 0:
+                continue
+            start = 0
+            while start < n and in_req[i, start] < aptr[i]:
+                start += 1
+            for j in range(n):
+                k = start + j
+                if k >= n:
+                    k -= n
+                o = in_req[i, k]
+                if grant[o] == i:
+                    match[i] = o
+                    out_match[o] = i
+                    if it == 0:
+                        gptr[o] = i + 1 if i + 1 < n_in else 0
+                        aptr[i] = o + 1 if o + 1 < n_out else 0
+                    break

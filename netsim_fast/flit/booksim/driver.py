@@ -1,0 +1,98 @@
+"""What the flit engine's run loop (flit/run.py) needs to drive the booksim router.
+
+``BooksimDriver`` holds the router's own state (flit/booksim/state.py) beside the flit engine's
+``FlitState`` and offers the three things the run loop asks of a router: ``advance`` (the
+kernel, same call as flit/kernel.advance), ``renumber`` (packet ids went down after a
+retirement: the flits held in the router's own rings shift with the rest; the input-VC
+buffers are the flit engine's, which flit/retire.py shifts itself) and ``watchdog`` (the
+deadlock watchdog with this router's wait-for rules).
+
+The knobs arrive as a plain object with the ``Config`` field names (``routing_delay``,
+``st_prepare_delay``, ...): the engine never imports the config.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim_fast.flit.booksim import state as bs
+from netsim_fast.flit.deadlock import LIVE, Watchdog, WaitForGraph
+
+
+def booksim_params(cfg, topo) -> bs.BkParams:
+    torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
+    link = 2 if torus and cfg.use_noc_latency else 1
+    x = cfg.st_prepare_delay + cfg.st_final_delay
+    return bs.BkParams(routing_delay=cfg.routing_delay, xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
+                       torus=int(torus), wait_tail=int(cfg.wait_for_tail_credit),
+                       busy_full=int(cfg.vc_busy_when_full), ring=bs.ring_size(link, cfg.credit_delay),
+                       xb_cap=topo.n_ports * (2 * x + 2), of_cap=4 * x + 4)
+
+
+class BooksimDriver:
+    def __init__(self, cfg, topo, params):
+        self.bp = booksim_params(cfg, topo)
+        self.b = bs.new_bk_state(params, self.bp, cfg.seed)
+
+    def advance(self, state, params, topo_arrays, t_end) -> int:
+        from netsim_fast.flit.booksim.kernel import advance
+
+        return advance(state, self.b, params, self.bp, topo_arrays, t_end)
+
+    def renumber(self, shift: int) -> None:
+        from netsim_fast.flit.retire import _shift_flits
+
+        for flits in (self.b.ev_flit[:, :, 1], self.b.ev_del, self.b.xb[:, :, 0], self.b.of[:, :, 0]):
+            _shift_flits(flits, shift)
+
+    def watchdog(self, params) -> Watchdog:
+        return BooksimWatchdog(params, self.b, self.bp)
+
+
+class BooksimWatchdog(Watchdog):
+    """The flit engine's watchdog; only the wait-for rules are this router's (``graph``)."""
+
+    def __init__(self, params, b, bp):
+        super().__init__(params)
+        self.b, self.bp = b, bp
+
+    def graph(self, state, topo, t: int) -> WaitForGraph:
+        """Who waits for whom among the input VCs holding flits (docs/booksim-router.md 5).
+
+        A head waiting for an output VC waits for the holders of every VC of its route's range
+        (an owned VC's holder is the input VC that owns it, or upstream of it while that one is
+        empty); an active VC whose output VC is full waits for the downstream VC, unless a credit
+        is on its way. Routing, crossbar, output FIFOs, links and ejection always move."""
+        b, p = self.b, self.params
+        inl, ivc, ovc = state.inl, b.ivc, b.ovc
+        n_lanes = inl.shape[0]
+        V, P = p.n_vcs, p.n_ports
+        returning = np.zeros(n_lanes, np.int64)
+        for slot in range(b.ev_cred_n.shape[0]):
+            np.add.at(returning, b.ev_cred[slot, : b.ev_cred_n[slot]], 1)
+        graph = WaitForGraph(n_lanes)
+
+        def holder(lane):
+            seen = set()
+            while inl[lane].len == 0:
+                up = int(inl[lane].up)
+                if up < 0 or lane in seen or ovc[up].owner < 0:
+                    return LIVE
+                seen.add(lane)
+                lane = int(ovc[up].owner)
+            return lane
+
+        for lane in np.nonzero(inl["len"] > 0)[0]:
+            lane = int(lane)
+            node = lane // (P * V)
+            if ivc[lane].state == bs.VC_VA:
+                alts = []
+                for w in range(int(ivc[lane].lo), int(ivc[lane].hi) + 1):
+                    o = (node * P + int(ivc[lane].port)) * V + w
+                    alts.append(holder(int(ovc[o].owner)) if ovc[o].owner >= 0 else LIVE)
+                graph.waits[lane] = alts or [LIVE]
+            elif ivc[lane].state == bs.VC_ACTIVE and ivc[lane].port != P - 1:
+                o = int(inl[lane].out)
+                if ovc[o].occ >= p.buf and returning[o] == 0:
+                    graph.waits[lane] = [int(state.outl[o].down)]
+        return graph

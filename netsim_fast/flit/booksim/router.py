@@ -1,0 +1,307 @@
+"""One cycle of one booksim router: BookSim2's IQ router internal step (docs/booksim-router.md 5.4).
+
+``read_inputs`` is the input-queuing step of every router (flits and credits due this cycle);
+``router_step`` runs the rest for one router, in BookSim2's order: routing, VC allocation and
+switch allocation evaluate, crossbar evaluate, then the updates of the same stages, then the
+write phase (one flit per output port onto its channel). Stage timing: an evaluate stamps every
+waiting entry of its stage with ``t + delay - 1`` unless a batch is still in flight; an update
+completes the entries due at ``t``. Entries queued by an update are first evaluated next cycle;
+entries queued by input queuing are evaluated in the cycle they arrive. With one-cycle VC and
+switch allocation (the only delays supported so far) both allocators see every waiting entry
+every cycle, so the order of a stage queue only matters where it fixes the order of flits into
+an output FIFO, which the crossbar ring keeps.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.allocators.islip import islip
+from netsim_fast.flit.booksim.routing import dim_order
+from netsim_fast.flit.booksim.state import (
+    NONE, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
+)
+from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
+
+
+@njit(**KERNEL_JIT)
+def read_inputs(s, b, p, bp, t, slot):
+    """Input queuing of every router: flits received this cycle join their VC; a head reaching
+    an idle VC starts routing, a flit reaching the front of an empty active VC requests the
+    switch; credits due this cycle free downstream slots (and, with wait_for_tail_credit, the VC)."""
+    inl, in_buf, ph_buf, ivc, ovc, nodes, cnt = s.inl, s.in_buf, b.ph_buf, b.ivc, b.ovc, s.node, s.cnt
+    for i in range(b.ev_flit_n[slot]):
+        lane, flit, ph = b.ev_flit[slot, i, 0], b.ev_flit[slot, i, 1], b.ev_flit[slot, i, 2]
+        n = inl[lane].len
+        if n >= p.buf:
+            cnt[C_ERR_CYCLE] = t
+            cnt[C_ERR_LANE] = lane
+            return ERR_OVERFLOW
+        pos = inl[lane].head + n
+        if pos >= p.buf:
+            pos -= p.buf
+        in_buf[lane, pos] = flit
+        ph_buf[lane, pos] = ph
+        inl[lane].len = n + 1
+        nodes[inl[lane].node].flits += 1
+        if n == 0:
+            inl[lane].last = t
+        if ivc[lane].state == VC_IDLE:
+            ivc[lane].state = VC_ROUTING
+            ivc[lane].queue = Q_ROUTE
+            ivc[lane].stamp = NONE
+        elif ivc[lane].state == VC_ACTIVE and n == 0:
+            ivc[lane].queue = Q_SA
+            ivc[lane].sa_grant = 0
+    b.ev_flit_n[slot] = 0
+    for i in range(b.ev_cred_n[slot]):
+        o = b.ev_cred[slot, i]
+        ovc[o].occ -= 1
+        if bp.wait_tail and ovc[o].occ == 0 and ovc[o].tail_sent:
+            ovc[o].owner = NONE
+    b.ev_cred_n[slot] = 0
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def _va_evaluate(b, p, bp, base, pv, node):
+    """Requests of every VC waiting for an output VC: each available VC of its route's range
+    (not full, with vc_busy_when_full); one iSLIP matching of input VCs to output VCs."""
+    ivc, ovc, in_req, in_n, out_req, out_n = b.ivc, b.ovc, b.in_req, b.in_n, b.out_req, b.out_n
+    v = p.n_vcs
+    any_req = False
+    for k in range(pv):
+        in_n[k] = 0
+        out_n[k] = 0
+    for k in range(pv):
+        lane = base + k
+        if ivc[lane].queue != Q_VA:
+            continue
+        ivc[lane].va_grant = NONE
+        first = ivc[lane].port * v
+        for w in range(ivc[lane].lo, ivc[lane].hi + 1):
+            o = first + w
+            if ovc[base + o].owner != NONE:
+                continue
+            if bp.busy_full and ovc[base + o].occ >= p.buf:
+                continue
+            in_req[k, in_n[k]] = o
+            in_n[k] += 1
+            out_req[o, out_n[o]] = k
+            out_n[o] += 1
+            any_req = True
+    if not any_req:
+        return
+    islip(in_req, in_n, out_req, out_n, pv, pv, b.va_gptr[node], b.va_aptr[node], b.grant, b.xgrant, b.match, 1)
+    for k in range(pv):
+        if b.match[k] != NONE:
+            ivc[base + k].va_grant = base + b.match[k]
+
+
+@njit(**KERNEL_JIT)
+def _sa_evaluate(s, b, p, base, pv, node):
+    """One switch request per (input port, output port): of the active VCs whose output VC has
+    room, the one nearest after the port's round-robin offset; one iSLIP matching of ports."""
+    ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
+    v, ports = p.n_vcs, p.n_ports
+    any_req = False
+    for i in range(ports):
+        in_n[i] = 0
+        out_n[i] = 0
+        for o in range(ports):
+            sa_vc[i, o] = NONE
+    for k in range(pv):
+        lane = base + k
+        if ivc[lane].queue != Q_SA:
+            continue
+        ivc[lane].sa_grant = 0
+        if ovc[inl[lane].out].occ >= p.buf:
+            continue  # the output VC is full: no request
+        i, vc, o = k // v, k % v, ivc[lane].port
+        off = b.sa_off[node, i]
+        old = sa_vc[i, o]
+        if old == NONE or (vc - off + v) % v < (old - off + v) % v:
+            sa_vc[i, o] = vc
+            any_req = True
+    if not any_req:
+        return
+    for i in range(ports):
+        for o in range(ports):
+            if sa_vc[i, o] != NONE:
+                in_req[i, in_n[i]] = o
+                in_n[i] += 1
+                out_req[o, out_n[o]] = i
+                out_n[o] += 1
+    islip(in_req, in_n, out_req, out_n, ports, ports, b.sa_gptr[node], b.sa_aptr[node], b.grant, b.xgrant, b.match, 1)
+    for i in range(ports):
+        o = b.match[i]
+        if o != NONE:
+            vc = sa_vc[i, o]
+            ivc[base + i * v + vc].sa_grant = 1
+            b.sa_off[node, i] = vc + 1 if vc + 1 < v else 0
+
+
+@njit(**KERNEL_JIT)
+def _route_update(s, b, p, bp, topo, t, base, pv):
+    """The routing batch due now: each head gets its route and waits for an output VC."""
+    ivc, inl, in_buf, pkts, out = b.ivc, s.inl, s.in_buf, s.pkt, b.route_out
+    node = base // pv
+    for k in range(pv):
+        lane = base + k
+        if ivc[lane].queue != Q_ROUTE or ivc[lane].stamp != t:
+            continue
+        pos = inl[lane].head
+        dst = pkts[in_buf[lane, pos] >> 32].dst
+        dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, dst, k // p.n_vcs,
+                  b.ph_buf[lane, pos], p.n_ports, p.n_vcs, b.rng, out)
+        ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
+        ivc[lane].state = VC_VA
+        ivc[lane].queue = Q_VA
+        ivc[lane].stamp = NONE
+        ivc[lane].va_grant = NONE
+
+
+@njit(**KERNEL_JIT)
+def _sa_update(s, b, p, bp, t, base, pv, node):
+    """Granted VCs send their front flit into the crossbar; its credit goes upstream now."""
+    ivc, ovc, inl, in_buf, pkts, bnode, xb = b.ivc, b.ovc, s.inl, s.in_buf, s.pkt, b.node, b.xb
+    v, local = p.n_vcs, p.n_ports - 1
+    for k in range(pv):
+        lane = base + k
+        if ivc[lane].queue != Q_SA or ivc[lane].sa_grant == 0:
+            continue
+        ivc[lane].sa_grant = 0
+        pos = inl[lane].head
+        flit = in_buf[lane, pos]
+        inl[lane].head = 0 if pos + 1 == p.buf else pos + 1
+        inl[lane].len -= 1
+        inl[lane].last = t
+        o = inl[lane].out
+        ovc[o].occ += 1
+        tail = (flit & 1) == 1
+        if (flit & 0xFFFFFFFF) < 2 and ivc[lane].port != local:
+            pkts[flit >> 32].hops += 1
+        if tail:
+            ovc[o].tail_sent = 1
+            if not bp.wait_tail:
+                ovc[o].owner = NONE
+        if bnode[node].xb_len >= bp.xb_cap:
+            return ERR_OVERFLOW
+        q = bnode[node].xb_head + bnode[node].xb_len
+        if q >= bp.xb_cap:
+            q -= bp.xb_cap
+        xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3] = flit, o, ivc[lane].ph, NONE
+        bnode[node].xb_len += 1
+        if k // v == local:  # the terminal applies the credit two cycles later
+            slot = (t + 2) % bp.ring
+            b.ev_tcred[slot, b.ev_tcred_n[slot]] = node * v + k % v
+            b.ev_tcred_n[slot] += 1
+        else:
+            slot = (t + bp.link + 1 + bp.credit_delay) % bp.ring
+            b.ev_cred[slot, b.ev_cred_n[slot]] = inl[lane].up
+            b.ev_cred_n[slot] += 1
+        if inl[lane].len == 0:
+            ivc[lane].queue = Q_NONE
+            if tail:
+                ivc[lane].state = VC_IDLE
+                inl[lane].out = NONE
+        elif tail:  # the next packet's head: routed from the next cycle on
+            ivc[lane].state = VC_ROUTING
+            ivc[lane].queue = Q_ROUTE
+            ivc[lane].stamp = NONE
+            inl[lane].out = NONE
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def router_step(s, b, p, bp, topo, t, w, node):
+    """Stages 2-12 of docs/booksim-router.md 5.4 at ``node``, then its write phase."""
+    ivc, ovc, inl, bnode, xb = b.ivc, b.ovc, s.inl, b.node, b.xb
+    v, ports = p.n_vcs, p.n_ports
+    pv = ports * v
+    base = node * pv
+    # evaluate: routing (a new batch only when none is in flight), VC and switch allocation
+    if bnode[node].rt_due == NONE:
+        due = t + bp.routing_delay - 1
+        for k in range(pv):
+            if ivc[base + k].queue == Q_ROUTE and ivc[base + k].stamp == NONE:
+                ivc[base + k].stamp = due
+                bnode[node].rt_due = due
+    _va_evaluate(b, p, bp, base, pv, node)
+    _sa_evaluate(s, b, p, base, pv, node)
+    n = bnode[node].xb_len
+    h = bnode[node].xb_head
+    if n > 0 and xb[node, h, 3] == NONE:  # no crossbar batch in flight: every waiting flit starts
+        for j in range(n):
+            q = h + j
+            if q >= bp.xb_cap:
+                q -= bp.xb_cap
+            xb[node, q, 3] = t + bp.xbar_delay - 1
+    # update
+    if bnode[node].rt_due == t:
+        _route_update(s, b, p, bp, topo, t, base, pv)
+        bnode[node].rt_due = NONE
+    for k in range(pv):
+        lane = base + k
+        if ivc[lane].queue == Q_VA and ivc[lane].va_grant != NONE:
+            o = ivc[lane].va_grant
+            ovc[o].owner = lane
+            ovc[o].tail_sent = 0
+            inl[lane].out = o
+            ivc[lane].va_grant = NONE
+            ivc[lane].state = VC_ACTIVE
+            ivc[lane].queue = Q_SA
+            ivc[lane].sa_grant = 0
+    err = _sa_update(s, b, p, bp, t, base, pv, node)
+    if err != ERR_OK:
+        s.cnt[C_ERR_CYCLE] = t
+        return err
+    while bnode[node].xb_len > 0 and xb[node, bnode[node].xb_head, 3] == t:
+        h = bnode[node].xb_head
+        flit, o, ph = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2]
+        bnode[node].xb_head = 0 if h + 1 == bp.xb_cap else h + 1
+        bnode[node].xb_len -= 1
+        f = node * ports + s.outl[o].port
+        if b.of_len[f] >= bp.of_cap:
+            s.cnt[C_ERR_CYCLE] = t
+            return ERR_OVERFLOW
+        q = b.of_head[f] + b.of_len[f]
+        if q >= bp.of_cap:
+            q -= bp.of_cap
+        b.of[f, q, 0], b.of[f, q, 1], b.of[f, q, 2] = flit, o, ph
+        b.of_len[f] += 1
+    _write_outputs(s, b, p, bp, t, w, node)
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def _write_outputs(s, b, p, bp, t, w, node):
+    """Write phase: each output port sends its FIFO's front flit. A network channel delivers it
+    into the downstream VC ``d + 1`` cycles later; the ejection channel hands it to the terminal
+    two cycles later, whose credit is back and usable ``2 + Dc`` cycles after that."""
+    ports, local = p.n_ports, p.n_ports - 1
+    for port in range(ports):
+        f = node * ports + port
+        if b.of_len[f] == 0:
+            continue
+        h = b.of_head[f]
+        flit, o, ph = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2]
+        b.of_head[f] = 0 if h + 1 == bp.of_cap else h + 1
+        b.of_len[f] -= 1
+        s.node[node].flits -= 1
+        if port == local:
+            slot = (t + 2) % bp.ring
+            b.ev_del[slot, b.ev_del_n[slot]] = flit
+            b.ev_del_n[slot] += 1
+            slot = (t + 4 + bp.credit_delay) % bp.ring
+            b.ev_cred[slot, b.ev_cred_n[slot]] = o
+            b.ev_cred_n[slot] += 1
+        else:
+            slot = (t + bp.link + 1) % bp.ring
+            k = b.ev_flit_n[slot]
+            b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1], b.ev_flit[slot, k, 2] = s.outl[o].down, flit, ph
+            b.ev_flit_n[slot] = k + 1
+            s.port[f].link_flits += 1
+            s.ts_link[w] += 1
+            s.cnt[C_FLIT_HOPS] += 1

@@ -1,0 +1,70 @@
+"""BookSim2's ``dim_order`` routing on meshes and tori (docs/booksim-router.md, section 8).
+
+- mesh (``dim_order_mesh``): the lowest dimension whose coordinates differ, towards the
+  destination; every VC of the class (``[0, V-1]``). This is netsim-fast's ``dor`` on a mesh.
+- torus (``dim_order_torus``): the same dimension; a flit that arrived on a port of that
+  dimension keeps its direction and its partition. Turning into the dimension (or just
+  injected) it goes the shorter way round (``delta = k - 2*((e - c) mod k)``: right if > 0,
+  left if < 0, a coin flip on a tie) and takes the partition ``1 if c > e else 0``, and it
+  uses the lower half of the VCs in partition 0, the upper half in partition 1. For rightward
+  travel partition 1 means "will cross the k-1 -> 0 wrap"; for leftward travel it means "will
+  not wrap": BookSim2's asymmetry, reproduced (case G of tests/booksim_cases). The split is
+  BookSim2's, not a dateline placed by netsim-fast: no deadlock-freedom proof is claimed here
+  beyond BookSim2's own use of it; the watchdog (flit/deadlock.py) reports a knot if one forms.
+- at the destination: the local port and every VC.
+
+The tie draw uses the router's own xorshift generator (``rng``), not BookSim2's Knuth
+generator: runs match BookSim2's in distribution, not bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+
+
+@njit(**KERNEL_JIT)
+def coin(rng):
+    """One fair bit from the xorshift64 state ``rng[0]``."""
+    x = rng[0]
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    rng[0] = x
+    return np.int64(x >> np.uint64(63))
+
+
+@njit(**KERNEL_JIT)
+def dim_order(radix, coord, dim_port, port_dim, torus, node, dst, in_port, ph, n_ports, v, rng, out):
+    """Route a head at ``node`` for ``dst`` that entered on ``in_port`` with partition ``ph``.
+
+    Writes ``out[0..3] = (port, vc_lo, vc_hi, partition)``."""
+    d = -1
+    for dim in range(radix.shape[0]):
+        if coord[node, dim] != coord[dst, dim]:
+            d = dim
+            break
+    if d < 0:
+        out[0], out[1], out[2], out[3] = n_ports - 1, 0, v - 1, ph
+        return
+    c, e = coord[node, d], coord[dst, d]
+    if torus == 0:
+        out[0] = dim_port[d, 0] if c < e else dim_port[d, 1]
+        out[1], out[2], out[3] = 0, v - 1, 0
+        return
+    if in_port < n_ports - 1 and port_dim[in_port] == d:
+        out[0] = dim_port[d, 1] if in_port == dim_port[d, 0] else dim_port[d, 0]
+    else:
+        k = radix[d]
+        delta = k - 2 * ((e - c + k) % k)
+        right = delta > 0 or (delta == 0 and coin(rng) == 1)
+        out[0] = dim_port[d, 0] if right else dim_port[d, 1]
+        ph = 1 if c > e else 0
+    h = v // 2
+    out[3] = ph
+    if ph == 0:
+        out[1], out[2] = 0, v - 1 - h
+    else:
+        out[1], out[2] = h, v - 1

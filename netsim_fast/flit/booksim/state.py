@@ -1,0 +1,152 @@
+"""State of the booksim router (``--router booksim``): record arrays beside the flit engine's.
+
+The router's input-VC FIFOs are the flit engine's input lanes (``FlitState.inl``,
+``FlitState.in_buf``, same lane index ``(node * P + port) * V + vc``), so the deadlock watchdog,
+the retirement of finished packets and the packet records work unchanged. What BookSim2's IQ
+router adds lives here (docs/booksim-router.md, section 5):
+
+- per input VC (``ivc``): the pipeline state (idle, routing, VC allocation, active), the stage
+  queue it waits in with its stamp, the route (port, VC range) and this cycle's grants; the
+  dateline partition of every buffered flit rides in ``ph_buf`` beside ``in_buf``;
+- per output VC (``ovc``): BookSim2's buffer state of the downstream VC (flits outstanding,
+  owner, "tail sent"); the local port's output VCs track the terminal's ejection buffer;
+- per terminal VC (``tvc``): the terminal's view of the router's injection-port VCs;
+- per router (``node``): the routing batch, the crossbar queue ring and the injection choice;
+  per router and port: the output FIFOs (``of``) and the allocators' pointers;
+- event rings by cycle modulo ``ring``: flits on channels, credits, deliveries.
+
+A flit is the flit engine's int64 code (``packet << 32 | seq << 1 | is_tail``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+NONE = -1
+
+# input-VC pipeline states (docs/booksim-router.md 5.1)
+VC_IDLE, VC_ROUTING, VC_VA, VC_ACTIVE = 0, 1, 2, 3
+# stage queue an input VC waits in
+Q_NONE, Q_ROUTE, Q_VA, Q_SA = 0, 1, 2, 3
+
+i4, i8 = np.int32, np.int64
+
+BK_IVC = np.dtype([
+    ("state", i4),     # VC_*
+    ("queue", i4),     # Q_*
+    ("stamp", i8),     # cycle its stage batch completes, NONE while waiting (routing queue)
+    ("va_grant", i4),  # output VC lane granted by this cycle's VC allocation, NONE if none
+    ("sa_grant", i4),  # 1: this cycle's switch allocation granted it
+    ("port", i4),      # routed output port of the front head
+    ("lo", i4),        # ... its VC range
+    ("hi", i4),
+    ("ph", i4),        # dateline partition the front head leaves with (torus dim_order)
+], align=True)
+
+BK_OVC = np.dtype([
+    ("occ", i4),        # flits sent downstream and not yet credited back
+    ("owner", i4),      # input VC lane holding it, NONE if available
+    ("tail_sent", i4),  # the owner's tail has been sent (wait_for_tail_credit)
+], align=True)
+
+BK_NODE = np.dtype([
+    ("rt_due", i8),     # cycle the routing batch in progress completes, NONE if none
+    ("xb_head", i4),    # crossbar queue ring: front position and length
+    ("xb_len", i4),
+    ("last_vc", i4),    # terminal: last injection VC used (NONE at first)
+    ("cur_vc", i4),     # terminal: VC of the packet being injected
+    ("active", i4),     # input VCs not idle, crossbar and output-FIFO flits: 0 = nothing to do
+], align=True)
+
+
+class BkParams(NamedTuple):
+    """The booksim router's scalar parameters (all int64 inside the kernel)."""
+
+    routing_delay: int    # R >= 1 (0, lookahead routing, is refused for now)
+    xbar_delay: int       # X = st_prepare_delay + st_final_delay >= 1
+    credit_delay: int     # Dc >= 0
+    link: int             # d: router-to-router channel latency (1 mesh, 2 torus with use_noc_latency)
+    torus: int            # 1: dim_order_torus with its dateline partition; 0: dim_order_mesh
+    wait_tail: int        # wait_for_tail_credit
+    busy_full: int        # vc_busy_when_full
+    ring: int             # slots of the event rings
+    xb_cap: int           # crossbar queue capacity per router
+    of_cap: int           # output FIFO capacity per port
+
+
+class BkState(NamedTuple):
+    ivc: np.ndarray        # BK_IVC[L]
+    ph_buf: np.ndarray     # int8[L, B] partition of each buffered flit (parallel to FlitState.in_buf)
+    ovc: np.ndarray        # BK_OVC[L] buffer state of each output VC
+    tvc: np.ndarray        # BK_OVC[N*V] terminal's buffer state of its router's injection VCs
+    node: np.ndarray       # BK_NODE[N]
+    xb: np.ndarray         # int64[N, xb_cap, 4] crossbar queue: (flit, output VC lane, ph, stamp)
+    of: np.ndarray         # int64[N*P, of_cap, 3] output FIFOs: (flit, output VC lane, ph)
+    of_head: np.ndarray    # int32[N*P]
+    of_len: np.ndarray     # int32[N*P]
+    sa_off: np.ndarray     # int32[N, P] switch round-robin offset of each crossbar input (5.9)
+    va_gptr: np.ndarray    # int32[N, P*V] iSLIP grant pointers of the VC allocator
+    va_aptr: np.ndarray    # int32[N, P*V] ... accept pointers
+    sa_gptr: np.ndarray    # int32[N, P] iSLIP grant pointers of the switch allocator
+    sa_aptr: np.ndarray    # int32[N, P] ... accept pointers
+    ev_flit: np.ndarray    # int64[R, N*P+1, 3] (input lane, flit, ph) reaching a router at cycle % R
+    ev_flit_n: np.ndarray  # int32[R]
+    ev_cred: np.ndarray    # int32[R, 2*N*P+1] output VC lanes whose credit is applied at cycle % R
+    ev_cred_n: np.ndarray  # int32[R]
+    ev_tcred: np.ndarray   # int32[R, N*V+1] terminal VCs (node*V+vc) credited at cycle % R
+    ev_tcred_n: np.ndarray  # int32[R]
+    ev_del: np.ndarray     # int64[R, N+1] flits a terminal reads at cycle % R
+    ev_del_n: np.ndarray   # int32[R]
+    # allocation scratch (one router at a time)
+    in_req: np.ndarray     # int32[P*V, P*V] requested outputs of each allocator input, ascending
+    in_n: np.ndarray       # int32[P*V]
+    out_req: np.ndarray    # int32[P*V, P*V] requesting inputs of each allocator output, ascending
+    out_n: np.ndarray      # int32[P*V]
+    grant: np.ndarray      # int32[P*V] input granted by each output (iSLIP), NONE
+    xgrant: np.ndarray     # int32[P*V] input matched to each output, NONE
+    match: np.ndarray      # int32[P*V] output matched to each input, NONE
+    sa_vc: np.ndarray      # int32[P, P] VC kept for each (input port, output port) switch request
+    route_out: np.ndarray  # int64[4] routing scratch: (port, vc_lo, vc_hi, partition)
+    rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
+
+
+def ring_size(link: int, credit_delay: int) -> int:
+    """More slots than the longest delay: an ejection credit takes 4 + Dc cycles, a network one d + 1 + Dc."""
+    return max(link + 1, 4) + credit_delay + 2
+
+
+def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
+    n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
+    lanes, pv, ring = n * ports * v, ports * v, bp.ring
+
+    def rec(shape, dtype):
+        return np.zeros(shape, dtype).view(np.recarray)
+
+    ivc = rec(lanes, BK_IVC)
+    for f in ("stamp", "va_grant", "port"):
+        ivc[f] = NONE
+    ovc = rec(lanes, BK_OVC)
+    ovc["owner"] = NONE
+    tvc = rec(n * v, BK_OVC)
+    tvc["owner"] = NONE
+    node = rec(n, BK_NODE)
+    node["rt_due"] = NONE
+    node["last_vc"] = NONE
+    node["cur_vc"] = NONE
+    return BkState(
+        ivc=ivc, ph_buf=np.zeros((lanes, p.buf), np.int8), ovc=ovc, tvc=tvc, node=node,
+        xb=np.zeros((n, bp.xb_cap, 4), i8), of=np.zeros((n * ports, bp.of_cap, 3), i8),
+        of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.zeros((n, ports), i4),
+        va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4),
+        sa_gptr=np.zeros((n, ports), i4), sa_aptr=np.zeros((n, ports), i4),
+        ev_flit=np.zeros((ring, n * ports + 1, 3), i8), ev_flit_n=np.zeros(ring, i4),
+        ev_cred=np.zeros((ring, 2 * n * ports + 1), i4), ev_cred_n=np.zeros(ring, i4),
+        ev_tcred=np.zeros((ring, n * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
+        ev_del=np.zeros((ring, n + 1), i8), ev_del_n=np.zeros(ring, i4),
+        in_req=np.zeros((pv, pv), i4), in_n=np.zeros(pv, i4), out_req=np.zeros((pv, pv), i4),
+        out_n=np.zeros(pv, i4), grant=np.full(pv, NONE, i4), xgrant=np.full(pv, NONE, i4),
+        match=np.full(pv, NONE, i4), sa_vc=np.full((ports, ports), NONE, i4), route_out=np.zeros(4, i8),
+        rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
+    )

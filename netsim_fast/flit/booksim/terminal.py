@@ -1,0 +1,108 @@
+"""BookSim2's terminals (docs/booksim-router.md, section 4): ejection reads and injection.
+
+- ``read_terminals`` (phase 2 of a cycle): each node takes the flit its ejection channel
+  delivers now (``deliver``: the packet's delivery cycles and counters) and applies the credit
+  its injection credit channel delivers now to its view of the router's injection VCs (``tvc``).
+- ``inject`` (phase 5): each node sends at most one flit into its injection channel. The
+  packet at the front of the source queue (``FlitState.node.src_head``: BookSim2's qtime
+  catch-up is an unbounded FIFO of packets stamped with their creation cycle, which the flit
+  engine's release stage already keeps) takes a VC when one is neither owned nor full, probing
+  the VCs round-robin from the one after the node's last choice (all probes hit VC 0 before any
+  was chosen, as in BookSim2); its flits follow on that VC, one per cycle while the VC has room.
+  The flit reaches the router two cycles later; ``pkt.injected`` is its head's send cycle
+  (BookSim2's ``itime``).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.state import NONE
+from netsim_fast.flit.eject import complete_phase, deliver
+from netsim_fast.flit.flits import make_flit
+from netsim_fast.flit.state import C_FLITS_IN, C_GLOBAL_PHASE, C_QUEUED, ERR_OK, SYNC_LOCAL, SYNC_NONE
+
+
+@njit(**KERNEL_JIT)
+def read_terminals(s, b, p, bp, t, w, slot):
+    pkts, cnt = s.pkt, s.cnt
+    for i in range(b.ev_del_n[slot]):
+        flit = b.ev_del[slot, i]
+        err = deliver(pkts, s.ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
+        if err != ERR_OK:
+            return err
+        if (flit & 1) == 1 and p.sync != SYNC_NONE:
+            complete_phase(pkts, s.node, s.recv_need, s.recv_got, s.phase_need, s.phase_got, cnt, flit >> 32)
+    b.ev_del_n[slot] = 0
+    tvc = b.tvc
+    for i in range(b.ev_tcred_n[slot]):
+        x = b.ev_tcred[slot, i]
+        tvc[x].occ -= 1
+        if bp.wait_tail and tvc[x].occ == 0 and tvc[x].tail_sent:
+            tvc[x].owner = NONE
+    b.ev_tcred_n[slot] = 0
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def inject(s, b, p, bp, t, w):
+    nodes, pkts, inj, tvc, bnode, cnt = s.node, s.pkt, s.inj, b.tvc, b.node, s.cnt
+    v = p.n_vcs
+    for node in range(p.n_nodes):
+        pkt = inj[node, 0].pkt
+        if pkt == NONE:
+            head = nodes[node].src_head
+            if head == NONE:
+                continue
+            if p.sync != SYNC_NONE:
+                allowed = nodes[node].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
+                if pkts[head].phase > allowed:
+                    continue
+            last = bnode[node].last_vc
+            chosen = NONE
+            for i in range(1, v + 1):
+                vc = (last + i) % v if last >= 0 else 0
+                x = node * v + vc
+                if tvc[x].owner == NONE and tvc[x].occ < p.buf:
+                    chosen = vc
+                    break
+            if chosen == NONE:
+                continue
+            x = node * v + chosen
+            tvc[x].owner = node
+            tvc[x].tail_sent = 0
+            bnode[node].last_vc = chosen
+            bnode[node].cur_vc = chosen
+            inj[node, 0].pkt = head
+            inj[node, 0].sent = 0
+            nodes[node].queued -= 1
+            nxt = pkts[head].next
+            nodes[node].src_head = nxt
+            if nxt == NONE:
+                nodes[node].src_tail = NONE
+            pkt = head
+        vc = bnode[node].cur_vc
+        x = node * v + vc
+        if tvc[x].occ >= p.buf:
+            continue
+        seq = inj[node, 0].sent
+        length = pkts[pkt].len
+        tvc[x].occ += 1
+        if seq == 0:
+            pkts[pkt].injected = t
+        slot = (t + 2) % bp.ring
+        k = b.ev_flit_n[slot]
+        b.ev_flit[slot, k, 0] = (node * p.n_ports + p.n_ports - 1) * v + vc
+        b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
+        b.ev_flit[slot, k, 2] = 0
+        b.ev_flit_n[slot] = k + 1
+        inj[node, 0].sent = seq + 1
+        if seq + 1 == length:
+            inj[node, 0].pkt = NONE
+            tvc[x].tail_sent = 1
+            if not bp.wait_tail:
+                tvc[x].owner = NONE
+            cnt[C_QUEUED] -= 1
+        cnt[C_FLITS_IN] += 1
+        s.ts_injected[w] += 1

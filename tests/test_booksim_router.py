@@ -1,0 +1,173 @@
+"""The booksim router (``--router booksim``) against hand-checked BookSim2 timings.
+
+Cases A-G are docs/booksim-router.md section 12 (configs in tests/booksim_cases/), checked
+there against the BookSim2 binary; the zero-load formula is section 6. Times are relative to
+the packet's creation (BookSim2's t0): head and tail delivery cycles are BookSim2's ``atime``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from netsim_fast import Config
+from netsim_fast.errors import ConfigError
+
+
+def one_packet(src, dst, flits=1, **kw):
+    """Run one packet alone from cycle 0; (head delivery, tail delivery, hops) of it."""
+    from netsim_fast.flit.run import run_flit
+    from netsim_fast.topologies import build_topology
+    from netsim_fast.workloads.packets import FinitePackets
+
+    cfg = Config(router="booksim", pattern="random", messages=1, packet_flits=flits, **kw)
+    topo = build_topology(cfg)
+    packets = FinitePackets(src=np.array([src]), dst=np.array([dst]), length=np.array([flits], np.int32),
+                            release=np.array([0], np.int64))
+    run = run_flit(cfg, topo, packets=packets)
+    table = run.packet_table()
+    assert int(table["injected_cycle"][0]) == 0
+    return int(table["head_arrival_cycle"][0]), int(table["tail_arrival_cycle"][0]), int(table["hops"][0])
+
+
+MESH2 = dict(topology="mesh", k=2)
+
+
+def test_case_a_mesh_one_flit():
+    assert one_packet(0, 3, **MESH2) == (17, 17, 2)
+
+
+def test_case_b_mesh_four_flits_follow_one_per_cycle():
+    assert one_packet(0, 3, flits=4, **MESH2) == (17, 20, 2)
+
+
+def test_case_c_torus_links_take_three_cycles():
+    # 9 -> 14 on the 4x4 torus (tornado): 7 + 6 * 2
+    assert one_packet(9, 14, topology="torus", k=4) == (19, 19, 2)
+
+
+def test_case_e_one_flit_buffers_wait_for_every_credit():
+    assert one_packet(0, 3, flits=4, vcs=2, buf=1, credit_delay=1, **MESH2) == (17, 35, 2)
+
+
+def test_case_f_two_cycle_crossbar_batches_flits():
+    assert one_packet(0, 3, flits=4, st_prepare_delay=1, **MESH2) == (20, 24, 2)
+
+
+def test_case_d_speculation_is_refused_not_ignored():
+    with pytest.raises(ConfigError, match="speculative"):
+        Config(router="booksim", speculative=True, **MESH2)
+
+
+@pytest.mark.parametrize("topology,k,src,dst,flits,kw", [
+    ("mesh", 4, 0, 15, 1, {}),
+    ("mesh", 4, 3, 12, 5, {"routing_delay": 2}),
+    ("mesh", 3, 4, 4, 3, {}),  # to itself: 7 + (L - 1)
+    ("torus", 5, 0, 12, 2, {"st_prepare_delay": 1, "credit_delay": 3}),
+    ("torus", 4, 0, 10, 1, {"use_noc_latency": False}),
+    ("torus", 3, 2, 7, 4, {"routing_delay": 3, "st_final_delay": 2}),
+])
+def test_zero_load_latency_is_section_6_formula(topology, k, src, dst, flits, kw):
+    cfg = Config(router="booksim", topology=topology, k=k, **kw)
+    d = 2 if topology == "torus" and cfg.use_noc_latency else 1
+    p = cfg.routing_delay + cfg.vc_alloc_delay + cfg.sw_alloc_delay + cfg.st_prepare_delay + cfg.st_final_delay - 1
+    head, tail, hops = one_packet(src, dst, flits, topology=topology, k=k, **kw)
+    assert head == 4 + (hops + 1) * p + hops * (d + 1)
+    x = cfg.st_prepare_delay + cfg.st_final_delay
+    if x == 1 and cfg.buf >= x + 2 * d + 2 + cfg.credit_delay:  # body flits keep up (section 6)
+        assert tail == head + flits - 1
+    else:  # a crossbar batch or a credit loop may bunch them (case F)
+        assert tail >= head + flits - 1
+
+
+def test_case_g_torus_partition_picks_vc_halves():
+    """BookSim2's dim_order_torus: partition 1 iff current > destination coordinate when turning
+    into a dimension, kept while continuing (4x4 torus, 16 VCs, bitcomp packets of case G)."""
+    from netsim_fast.flit.booksim.routing import dim_order
+    from netsim_fast.topologies import build_topology
+
+    a = build_topology(Config(topology="torus", k=4)).arrays
+    rng, out = np.array([1], np.uint64), np.zeros(4, np.int64)
+    local = 4
+
+    def hops(src, dst):
+        node, in_port, ph, got = src, local, 0, []
+        while True:
+            dim_order(a.radix, a.coord, a.dim_port, a.port_dim, 1, node, dst, in_port, ph, 5, 16, rng, out)
+            port, lo, hi, ph = (int(x) for x in out)
+            got.append((port, lo, hi))
+            if port == local:
+                return got
+            node, in_port = int(a.nbr[node, port]), int(a.nbr_in_port[node, port])
+
+    plus = lambda d: int(a.dim_port[d, 0])  # noqa: E731
+    minus = lambda d: int(a.dim_port[d, 1])  # noqa: E731
+    assert hops(9, 6) == [(plus(0), 0, 7), (minus(1), 8, 15), (local, 0, 15)]
+    assert hops(7, 8) == [(plus(0), 8, 15), (plus(1), 0, 7), (local, 0, 15)]
+    assert hops(10, 5) == [(minus(0), 8, 15), (minus(1), 8, 15), (local, 0, 15)]
+
+
+def test_islip_matches_reference_over_many_cycles():
+    from netsim_fast.flit.booksim.allocators.islip import islip
+    from tests.reference.islip_naive import islip as islip_ref
+
+    rng = np.random.default_rng(5)
+    n_in, n_out = 6, 7
+    gptr, aptr = np.zeros(n_out, np.int32), np.zeros(n_in, np.int32)
+    gref, aref = [0] * n_out, [0] * n_in
+    scratch = [np.zeros(n, np.int32) for n in (n_out, n_out, n_in)]
+    for _ in range(300):
+        req = rng.random((n_in, n_out)) < 0.35
+        in_req, out_req = np.zeros((n_in, n_out), np.int32), np.zeros((n_out, n_in), np.int32)
+        in_n, out_n = np.zeros(n_in, np.int32), np.zeros(n_out, np.int32)
+        for i in range(n_in):
+            for o in range(n_out):
+                if req[i, o]:
+                    in_req[i, in_n[i]] = o
+                    in_n[i] += 1
+                    out_req[o, out_n[o]] = i
+                    out_n[o] += 1
+        grant, out_match, match = scratch
+        islip(in_req, in_n, out_req, out_n, n_in, n_out, gptr, aptr, grant, out_match, match, 1)
+        assert match.tolist() == islip_ref(req.tolist(), gref, aref)
+        assert gptr.tolist() == gref and aptr.tolist() == aref
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"router": "iq", "routing_delay": 2}, "routing-delay.*booksim only"),
+    ({"router": "lanes", "use_noc_latency": False}, "use-noc-latency.*booksim only"),
+    ({"t_routing": 3}, "t-routing.*lanes and iq.*routing-delay"),
+    ({"t_crossbar": 2}, "t-crossbar.*st-prepare-delay"),
+    ({"vc_allocator": "wavefront"}, "vc-allocator.*not implemented.*islip"),
+    ({"sw_allocator": "bogus"}, "sw-allocator.*choose one of"),
+    ({"vc_alloc_delay": 2}, "vc-alloc-delay.*aborts"),
+    ({"routing_delay": 0}, "lookahead"),
+    ({"priority": "age"}, "priority.*not implemented"),
+    ({"input_speedup": 2}, "input-speedup"),
+    ({"topology": "torus", "k": 4, "routing": "dor"}, "dim_order"),
+    ({"topology": "hypercube", "k": None, "n": 3}, "mesh.*torus"),
+])
+def test_booksim_options_refused_with_a_reason(kw, match):
+    base = {"topology": "mesh", "k": 4, "router": "booksim", **kw}
+    base = {key: value for key, value in base.items() if value is not None}
+    with pytest.raises(ConfigError, match=match):
+        Config(**base)
+
+
+def test_booksim_defaults_and_option_mapping():
+    cfg = Config(topology="mesh", k=4, router="booksim", routing="dor")
+    assert cfg.routing == "dim_order" and cfg.credit_delay == 0 and cfg.st_final_delay == 1
+    assert Config(topology="mesh", k=4).credit_delay == 1  # the other routers keep theirs
+    with pytest.raises(ConfigError, match="booksim"):
+        Config(topology="mesh", k=4, routing="dim_order")
+
+
+def test_open_loop_run_has_the_same_summary_keys_as_iq():
+    from netsim_fast import simulate
+
+    common = dict(topology="torus", k=4, pattern="uniform", rate=0.2, packet_flits=4, warmup=200, measure=600)
+    bk = simulate(Config(router="booksim", **common))
+    iq = simulate(Config(router="iq", **common))
+    assert set(bk) == set(iq)
+    assert bk["completed"] and not bk["deadlock"]
+    assert bk["latency_mean"] > 4 + 3 * 3 + 6  # above the zero-load latency of the shortest route
