@@ -39,7 +39,7 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported.
-from netsim_fast.cli import bmg, logp, model, params, plot, run, sweep, topo, warmup  # noqa: E402,F401
+from netsim_fast.cli import bmg, check_deadlock, logp, model, params, plot, run, sweep, topo, warmup  # noqa: E402,F401
 
 
 def _usage_exceptions() -> tuple[type, ...]:

@@ -1,0 +1,238 @@
+"""check-deadlock: the channel dependency graph of every flit-engine routing, against a plain
+Python enumeration of every route (tests/reference/cdg_naive.py) and networkx."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from netsim_fast.cli import app
+from netsim_fast.config import Config
+from netsim_fast.deadlock_check import analyse, check_deadlock, routing_setup
+from netsim_fast.deadlock_check.cycles import csr, find_cycle
+from tests.reference.cdg_naive import grid_rows, naive_graphs, table_rows
+
+runner = CliRunner()
+
+
+def _fast(cfg):
+    s = routing_setup(cfg)
+    res = analyse(s["topo"].arrays, s["params"], s["route_mask"], per_pair=s["per_pair"], levels=s["levels"],
+                  hops_matter=s["hops_matter"], esc_prio=s["esc_prio"], with_edges=True)
+    return s, res
+
+
+def _naive(cfg, s):
+    topo, params = s["topo"], s["params"]
+    if cfg.routing in ("dor", "dor-nodateline", "duato"):
+        def rows(cur, src, dst, hops):
+            return grid_rows(topo, cfg.routing, cfg.vcs, cur, src, dst)
+    else:
+        def rows(cur, src, dst, hops):
+            return table_rows(s["route_mask"], params.class_vcs, cur, dst, hops)
+    return naive_graphs(topo, rows, cfg.vcs, inject=cfg.inject_vcs, esc_prio=s["esc_prio"])
+
+
+def _acyclic(edges) -> bool:
+    g = nx.DiGraph()
+    g.add_edges_from(edges)
+    return nx.is_directed_acyclic_graph(g)
+
+
+GRID_CASES = [
+    dict(topology="torus", k=5, routing="dor"),
+    dict(topology="torus", dims="4,3", routing="dor", vcs=2),
+    dict(topology="torus", dims="5,4", routing="dor", vcs=4, inject_vcs="1,2"),
+    dict(topology="mesh", k=4, routing="dor", vcs=1),
+    dict(topology="hypercube", n=3, routing="dor", vcs=1),
+    dict(topology="torus", k=5, routing="dor-nodateline", vcs=1),
+    dict(topology="mesh", dims="4,3", routing="dor-nodateline", vcs=2),
+    dict(topology="torus", dims="2,4", routing="dor-nodateline", vcs=1),
+]
+DUATO_CASES = [
+    dict(topology="torus", k=4, routing="duato"),
+    dict(topology="torus", dims="5,3", routing="duato", vcs=3),
+    dict(topology="torus", k=4, routing="duato", inject_vcs="0,1"),
+    dict(topology="mesh", k=4, routing="duato", vcs=2),
+    dict(topology="hypercube", n=3, routing="duato", vcs=3),
+    dict(topology="torus", dims="2,2,3", routing="duato"),
+]
+TABLE_CASES = [
+    dict(topology="rrg", nodes=12, degree=3, routing="minimal", vcs=4),
+    dict(topology="circulant", nodes=11, jumps="1,3", routing="minimal", vcs=3),
+    dict(topology="debruijn", nodes=8, routing="minimal", vcs=3),
+    dict(topology="complete", nodes=5, routing="minimal", vcs=1),
+    dict(topology="bmg", nodes=16, routing="bmg-cbe", vcs=4),
+    dict(topology="bmg", nodes=12, routing="bmg-equiclass", vcs=6),
+    dict(topology="bmg", nodes=16, routing="chord", vcs=8),
+    dict(topology="torus", k=4, routing="minimal", vcs=4),
+]
+
+
+@pytest.mark.parametrize("kw", GRID_CASES + TABLE_CASES, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_channel_dependency_graph_matches_every_route_enumerated(kw):
+    cfg = Config(**kw)
+    s, res = _fast(cfg)
+    cdg, roles, _, _ = _naive(cfg, s)
+    assert res["graph"] == "cdg"
+    assert res["edges"] == cdg
+    assert res["channels"] == len(roles)
+    assert res["deadlock_free"] == _acyclic(cdg)
+
+
+@pytest.mark.parametrize("kw", DUATO_CASES, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+@pytest.mark.parametrize("realloc", ["auto", "eager"])
+def test_duato_extended_graph_matches_every_route_enumerated(kw, realloc):
+    cfg = Config(**kw, vc_realloc=realloc)
+    s, res = _fast(cfg)
+    _, roles, extended, eager = _naive(cfg, s)
+    if realloc == "auto":
+        assert res["graph"] == "extended"
+        assert res["edges"] == extended
+        assert res["channels"] == sum("escape" in r for r in roles.values())
+        assert res["deadlock_free"] and _acyclic(extended)
+    else:
+        assert res["graph"] == "extended-eager"
+        assert res["edges"] == eager
+
+
+@pytest.mark.parametrize("kw", GRID_CASES[:3] + DUATO_CASES[:2] + TABLE_CASES[:2] + TABLE_CASES[4:5],
+                         ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_every_deadlock_free_routing_passes(kw):
+    result = check_deadlock(Config(**kw))
+    assert result["deadlock_free"] and result["cycle"] is None and result["error"] is None
+
+
+def test_dor_nodateline_on_a_torus_has_a_cycle_around_a_ring():
+    result = check_deadlock(Config(topology="torus", k=5, routing="dor-nodateline"))
+    assert not result["deadlock_free"]
+    cycle = result["cycle"]
+    assert len(cycle) == 5 and len({c["router"] for c in cycle}) == 5
+    for here, there in zip(cycle, cycle[1:] + cycle[:1]):
+        assert here["to"] == there["router"]  # a closed walk over links
+
+
+def test_dor_nodateline_on_small_rings_is_acyclic_by_the_tie_rule():
+    # radix 3 and 4: minimal routes cross at most two links of a ring and the k/2 tie rule
+    # (+ from even, - from odd) never chains them all the way round
+    for k in (3, 4):
+        assert check_deadlock(Config(topology="torus", k=k, routing="dor-nodateline"))["deadlock_free"]
+    assert check_deadlock(Config(topology="mesh", k=6, routing="dor-nodateline", vcs=1))["deadlock_free"]
+
+
+def test_eager_adaptive_vcs_break_duato_and_atomic_ones_keep_it():
+    for realloc, free in (("auto", True), ("atomic", True), ("eager", False)):
+        result = check_deadlock(Config(topology="torus", k=6, routing="duato", vc_realloc=realloc))
+        assert result["deadlock_free"] is free
+    cycle = result["cycle"]
+    assert "escape" in [c["role"] for c in cycle] and "adaptive" in [c["role"] for c in cycle]
+
+
+def test_hand_built_ring_routing_with_a_known_cycle_is_caught():
+    from netsim_fast.topologies import build_topology
+
+    cfg = Config(topology="ring", nodes=4, routing="minimal", vcs=2)
+    s = routing_setup(cfg)
+    topo = s["topo"]
+    n, P = topo.arrays.nbr.shape
+    clockwise = [int(np.nonzero(topo.arrays.nbr[u] == (u + 1) % n)[0][0]) for u in range(n)]
+    rows = np.zeros((n, n, 4, 4), np.int32)
+    counts = np.zeros((n, n), np.int32)
+    for dst in range(n):
+        for u in range(n):
+            if u != dst:  # always clockwise, on VC 0: the ring's four channels wait on each other
+                rows[dst, u, 0] = (clockwise[u], 0, 0, 0)
+                counts[dst, u] = 1
+    res = analyse(topo.arrays, s["params"], s["route_mask"], per_pair=False, levels=2, hops_matter=False,
+                  esc_prio=0, custom_rows=rows, custom_n=counts)
+    assert not res["deadlock_free"]
+    assert sorted(c // (P * 2) for c in res["cycle"]) == [0, 1, 2, 3]
+    # the same ring with a dateline (VC 1 from the link 3 -> 0 on) is acyclic
+    for dst in range(n):
+        for u in range(n):
+            if u != dst and u > dst:
+                rows[dst, u, 0, 1:3] = 1
+    assert analyse(topo.arrays, s["params"], s["route_mask"], per_pair=False, levels=2, hops_matter=False,
+                   esc_prio=0, custom_rows=rows, custom_n=counts)["deadlock_free"]
+    assert build_topology(cfg).n_nodes == 4
+
+
+def test_grid_rows_ignore_the_source_without_datelines():
+    # the walk merges sources per destination on meshes and hypercubes (explore.py): the rows
+    # of grid_next_hops must not depend on the source there
+    for kw in (dict(topology="mesh", dims="4,3", routing="duato"), dict(topology="hypercube", n=3, routing="dor")):
+        cfg = Config(**kw)
+        s = routing_setup(cfg)
+        assert not s["per_pair"]
+        from netsim_fast.deadlock_check.explore import _rows_at
+        from netsim_fast.flit import state as fs
+
+        a, pk = s["topo"].arrays, fs.new_packets(1)
+        empty_rows, empty_n = np.zeros((0, 0, 0, 4), np.int32), np.zeros((0, 0), np.int32)
+        n = a.nbr.shape[0]
+        for cur in range(n):
+            for dst in range(n):
+                seen = set()
+                for src in range(n):
+                    out = np.zeros((64, 4), np.int32)
+                    k = _rows_at(s["params"], a.radix, a.wrap, a.coord, a.dim_port, s["route_mask"], empty_rows,
+                                 empty_n, pk, cur, src, dst, 1, out)
+                    seen.add(out[:k].tobytes())
+                assert len(seen) == 1
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_find_cycle_agrees_with_networkx(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    m = int(rng.integers(0, 2 * n + 1))
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    indptr, indices = csr(n, src, dst)
+    g = nx.DiGraph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(zip(src.tolist(), dst.tolist()))
+    cycle = find_cycle(n, indptr, indices)
+    assert (cycle is None) == nx.is_directed_acyclic_graph(g)
+    if cycle is not None:
+        assert all(g.has_edge(u, v) for u, v in zip(cycle, cycle[1:] + cycle[:1]))
+    through = rng.random(n) < 0.3
+    cycle = find_cycle(n, indptr, indices, through=through)
+    on_cycles = {v for c in nx.strongly_connected_components(g) if len(c) > 1 for v in c} | set(nx.nodes_with_selfloops(g))
+    assert (cycle is None) == (not any(through[v] for v in on_cycles))
+
+
+def test_cli_prints_the_verdict_and_exits_0_or_1():
+    ok = runner.invoke(app, ["check-deadlock", "--topology", "torus", "--k", "4", "--routing", "duato"])
+    assert ok.exit_code == 0, ok.output
+    assert "deadlock-free: Duato's extended channel dependency graph of" in ok.output
+    assert "escape sub-function" in ok.output
+    bad = runner.invoke(app, ["check-deadlock", "--topology", "torus", "--k", "5", "--routing", "dor-nodateline"])
+    assert bad.exit_code == 1
+    assert "NOT deadlock-free" in bad.output and "(0, 0, 0) -> 1" in bad.output
+    out = runner.invoke(app, ["check-deadlock", "--topology", "rrg", "--nodes", "16", "--degree", "3", "--vcs", "6", "--json"])
+    data = json.loads(out.output)
+    assert out.exit_code == 0 and data["deadlock_free"] is True and data["cycle"] is None
+    assert {"channels", "dependencies", "graph"} <= set(data)
+
+
+def test_cli_bad_input_is_one_line_and_exit_2():
+    for args in (["--topology", "rrg", "--nodes", "64", "--degree", "4", "--vcs", "2"],
+                 ["--topology", "torus", "--k", "4", "--routing", "dor", "--vcs", "3"],
+                 ["--topology", "rrg", "--nodes", "16", "--degree", "3", "--routing", "duato"]):
+        res = runner.invoke(app, ["check-deadlock", *args])
+        assert res.exit_code == 2, res.output
+        assert res.output.count("error:") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kw", [dict(topology="torus", k=16, routing="duato"), dict(topology="torus", k=16, routing="dor"),
+                                dict(topology="rrg", nodes=1024, degree=8, routing="minimal", vcs=8),
+                                dict(topology="bmg", nodes=1024, routing="bmg-cbe", vcs=16)])
+def test_big_networks_pass_in_seconds(kw):
+    result = check_deadlock(Config(**kw))
+    assert result["deadlock_free"]
+    assert result["seconds"] < 30
