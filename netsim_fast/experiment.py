@@ -60,6 +60,8 @@ def _dispatch(cfg: Config, topology, progress) -> dict:
         return _simulate_packet(cfg, topo, progress)
     from netsim_fast.config import is_open_loop
 
+    if is_open_loop(cfg) and cfg.batch is not None:
+        return _simulate_flit_batch(cfg, topo, progress)
     if is_open_loop(cfg):
         return _simulate_flit(cfg, topo, progress)
     return _simulate_flit_finite(cfg, topo, progress)
@@ -93,6 +95,20 @@ def _simulate_flit_finite(cfg: Config, topo, progress) -> dict:
     summary.update(engine="flit", pattern=cfg.pattern, **extras)
     if "lower_bound_cycles" in extras and summary["completion_cycles"]:
         summary["bound_fraction"] = extras["lower_bound_cycles"] / summary["completion_cycles"]
+    return summary
+
+
+def _simulate_flit_batch(cfg: Config, topo, progress) -> dict:
+    """``--batch B``: each node's first B packets of the open-loop process, run to completion
+    (BookSim2's batch mode; ``completion_cycles`` is its batch duration)."""
+    from netsim_fast.workloads.synthetic import batch_packets, traffic_of
+
+    try:
+        summary = _simulate_flit(cfg, topo, progress, packets=batch_packets(traffic_of(cfg, topo), cfg.batch))
+    except DeadlockError as exc:
+        exc.summary.update(pattern=cfg.pattern, batch=cfg.batch)
+        raise
+    summary.update(engine="flit", pattern=cfg.pattern, batch=cfg.batch)
     return summary
 
 

@@ -92,3 +92,37 @@ def test_bad_injection_and_size_options_are_refused_in_one_line(args, words):
     assert "\n" not in message and "Traceback" not in message
     for word in words:
         assert word in message, message
+
+
+def test_batch_mode_runs_the_first_b_packets_of_every_node_to_completion():
+    from netsim_fast.workloads.synthetic import batch_packets, traffic_of
+
+    cfg = Config(topology="mesh", k=4, rate=0.3, batch=20, packet_flits=2, seed=4)
+    topo = build_topology(cfg)
+    packets = batch_packets(traffic_of(cfg, topo), 20)
+    assert np.array_equal(np.bincount(packets.src, minlength=16), np.full(16, 20))
+    assert np.all(np.diff(packets.release) >= 0)
+    # the same packets as the open-loop process's first 20 per node
+    traffic = traffic_of(cfg, topo)
+    src, dst, _, release = traffic.chunk(0)
+    for node in range(16):
+        mine = np.flatnonzero(src == node)[:20]
+        assert np.array_equal(release[mine], packets.release[packets.src == node])
+        assert np.array_equal(dst[mine], packets.dst[packets.src == node])
+    s = simulate(cfg)
+    assert s["packets"] == s["packets_delivered"] == 320 and s["completion_cycles"] >= packets.release.max()
+    assert s["batch"] == 20 and s["completed"]
+    # a permutation whose diagonal nodes never send still ends
+    t = simulate(Config(topology="mesh", k=4, rate=0.3, batch=5, pattern="transpose"))
+    assert t["packets"] == 5 * 12
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--batch", "10", "--warmup", "5"], ["--warmup", "--batch"]),
+    (["--batch", "10", "--rate", "0"], ["--rate", "> 0"]),
+    (["--batch", "0"], ["--batch", ">= 1"]),
+    (["--batch", "100000", "--rate", "1e-9"], ["--batch", "cycles"]),
+    (["--batch", "3", "--pattern", "random-te"], ["--batch", "open-loop"]),
+])
+def test_bad_batch_options_are_refused_in_one_line(args, words):
+    test_bad_injection_and_size_options_are_refused_in_one_line(args, words)

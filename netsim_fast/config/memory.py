@@ -52,6 +52,8 @@ def _ports(cfg) -> int:
 def _packets(cfg) -> int:
     """Packets the run creates: open-loop traffic over all its cycles, or the finite workload."""
     n = cfg.n_nodes or 0
+    if getattr(cfg, "batch", None):
+        return n * cfg.batch
     if cfg.engine == "flit" and _open_loop(cfg):
         cycles = cfg.cycles if cfg.cycles is not None else cfg.warmup + cfg.measure + cfg.drain
         if cfg.measurement == "booksim":
@@ -109,7 +111,7 @@ def estimated_mib(cfg) -> float:
         per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
             + 4 * ring + (16 if cfg.check_invariants else 0)
         total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring))
-        if _open_loop(cfg):
+        if _open_loop(cfg) and not cfg.batch:
             total += _open_loop_packet_bytes(cfg, lanes)
         else:
             total += _packets(cfg) * fs.PACKET.itemsize

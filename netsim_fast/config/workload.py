@@ -21,7 +21,7 @@ from netsim_fast.config._helpers import set_field as _set
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
                      "sample_period", "source_queue", "injection", "burst_length", "duty_cycle", "packet_sizes",
-                     "packet_mix", "measurement", "sim_type", "warmup_periods", "max_samples",
+                     "packet_mix", "batch", "measurement", "sim_type", "warmup_periods", "max_samples",
                      "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres")
 SYNCS = ("none", "local", "global")
 
@@ -44,6 +44,7 @@ class WorkloadFields:
     duty_cycle: float | None = None  # onoff: fraction of cycles a node is on
     packet_sizes: tuple[int, ...] | None = None  # open loop: a size mix (flits), instead of packet_flits
     packet_mix: tuple[float, ...] | None = None  # ... and its weights (default equal)
+    batch: int | None = None  # open loop: every node sends this many packets, run to completion
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
@@ -122,6 +123,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
     _require_int("source-queue", cfg.source_queue, 1, 2**31 - 1, what=" packets")
     _validate_sizes_and_injection(cfg)
+    _validate_batch(cfg)
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
     if cfg.pattern != "hotspot":  # a normalised Config carries the defaults back: 0.1 and (0,)
@@ -174,6 +176,26 @@ def _validate_sizes_and_injection(cfg: WorkloadFields) -> None:
     except ValueError as exc:
         raise bad("injection", "onoff", f"--rate {cfg.rate} with --burst-length {cfg.burst_length} and "
                   f"--duty-cycle {cfg.duty_cycle}: {exc}") from None
+
+
+BATCH_IGNORES = ("warmup", "measure", "drain", "latency_limit", "sample_period", "source_queue", "measurement")
+MAX_BATCH_CYCLES = 1 << 31  # expected cycles to create a batch: more is a typo, not a run
+
+
+def _validate_batch(cfg: WorkloadFields) -> None:
+    """``--batch B``: a finite run of the open-loop process (BookSim2's batch mode)."""
+    from netsim_fast.workloads.injection import mean_packet_flits
+
+    if cfg.batch is None:
+        return
+    _require_int("batch", cfg.batch, 1, 1 << 24, " packets per node")
+    _reject_unless_default(cfg, BATCH_IGNORES, "does not apply with --batch, which runs until every batch is delivered")
+    if cfg.rate <= 0:
+        raise bad("rate", cfg.rate, "must be > 0 with --batch (the nodes would never create their batches)")
+    expected = cfg.batch * mean_packet_flits(cfg, default=8) / cfg.rate
+    if expected > MAX_BATCH_CYCLES:
+        raise bad("batch", cfg.batch, f"at --rate {cfg.rate} takes about {expected:.3g} cycles to create "
+                  f"(more than {MAX_BATCH_CYCLES:,}); raise --rate or lower --batch")
 
 
 def _parse_float_list(option: str, text) -> tuple[float, ...]:

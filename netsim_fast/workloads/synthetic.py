@@ -199,3 +199,37 @@ def _self_destinations(pattern: str, src, n: int, rng):
     near = rng.random(src.size) < 0.5  # taper64
     block = (src + 8 * rng.integers(-1, 2, size=src.size) + rng.integers(-1, 2, size=src.size)) % 64
     return np.where(near, block, rng.integers(0, n, size=src.size))
+
+
+def traffic_of(cfg, topo) -> SyntheticTraffic:
+    """The open-loop traffic a configuration describes (its pattern, rate, injection process and
+    packet sizes, from its seed)."""
+    return SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits, seed=cfg.seed,
+                            hotspot_fraction=cfg.hotspot_fraction, hotspot_nodes=cfg.hotspot_nodes,
+                            injection=cfg.injection, burst_length=cfg.burst_length, duty_cycle=cfg.duty_cycle,
+                            packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix)
+
+
+def batch_packets(traffic: SyntheticTraffic, batch: int):
+    """BookSim2's batch mode as a finite workload: every node that sends keeps the first
+    ``batch`` packets its open-loop process creates, then stops (``FinitePackets``, in release
+    order). Chunks are drawn until the slowest node has its batch."""
+    from netsim_fast.workloads.packets import FinitePackets
+
+    n = traffic.n_nodes
+    counts = np.zeros(n, np.int64)
+    parts, index = [], 0
+    while traffic.senders.any() and counts[traffic.senders].min() < batch:
+        src, dst, length, release = traffic.chunk(index)
+        index += 1
+        order = np.argsort(src, kind="stable")  # rank of each packet among its source's in this chunk
+        first = np.searchsorted(src[order], src[order], side="left")
+        rank = np.empty(src.size, np.int64)
+        rank[order] = np.arange(src.size) - first
+        keep = counts[src] + rank < batch
+        counts += np.bincount(src[keep], minlength=n)
+        parts.append((src[keep], dst[keep], length[keep], release[keep]))
+    if not parts:
+        return FinitePackets(*(np.zeros(0, t) for t in (np.int32, np.int32, np.int32, np.int64)))
+    return FinitePackets(*(np.concatenate(columns) for columns in zip(*parts)))
+
