@@ -69,8 +69,8 @@ from netsim_fast.packet.pool import BG_CAP, BG_HEAD, BG_LEN, BG_OFF, RG_KEY, RG_
 from netsim_fast.packet.rng import STREAM_SELECT, STREAM_TIE, draw_keyed, draw_keyed_below, stream_key
 from netsim_fast.packet.state import (
     C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR, C_MAX_QUEUE, C_PENDING, C_POOL_TOP, C_QUEUED,
-    C_TS_LEN, LK_CLASSES, LK_LEN, LK_NODE, LK_TRANSIT, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK,
-    P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HOPS, PK_LEN, PK_PATH, POLICY_FIFO, POLICY_LRPF,
+    C_TS_LEN, LK_NODE, LK_TRANSIT, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK,
+    LQ_CLASSES, LQ_LEN, P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HOPS, PK_LEN, PK_PATH, POLICY_FIFO, POLICY_LRPF,
     POLICY_RANDOM, POLICY_SRPF, TS_DELIVERED, TS_QUEUED, TS_SENT,
 )
 
@@ -162,6 +162,8 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     lnk = st.lnk
     bag = st.bag
     ring = st.ring
+    lq = st.lq
+    link_sent = st.link_sent
     act_l1 = st.act_l1
     act_l2 = st.act_l2
     node_rr = st.node_rr
@@ -239,14 +241,13 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
             bag[g, BG_LEN] = n + 1
             length = n + 1  # one bag per link: the bag is the queue
             if multi:
-                length = lnk[link, LK_LEN] + 1
-                lnk[link, LK_LEN] = length
-            if length == 1:
-                w = link >> 6
-                act_l1[w] |= _U1 << np.uint64(link & 63)
-                act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
-            if multi and n == 0:
-                lnk[link, LK_CLASSES] |= np.int64(1) << cls
+                length = lq[link, LQ_LEN] + 1
+                lq[link, LQ_LEN] = length
+                lq[link, LQ_CLASSES] |= np.int64(1) << cls
+            # mark the link active whether or not it was: two stores, no mispredicted branch
+            w = link >> 6
+            act_l1[w] |= _U1 << np.uint64(link & 63)
+            act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
             if length > max_queue:
                 max_queue = length
             n_enqueued += 1
@@ -284,15 +285,15 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                             port = (start + t) % n_ports
                             link = node_link[node, port]
                             if link < 0 or (bag[link, BG_LEN] == 0 if not multi
-                                            else lnk[link, LK_LEN] == 0):
+                                            else lq[link, LQ_LEN] == 0):
                                 continue
                         # select by policy: bag g, position k in queue order
                         g = link * n_classes if multi else link
                         k = 0
                         if policy == POLICY_SRPF:
-                            g += _ctz(np.uint64(lnk[link, LK_CLASSES]))
+                            g += _ctz(np.uint64(lq[link, LQ_CLASSES]))
                         elif policy == POLICY_LRPF:
-                            g += _msb(lnk[link, LK_CLASSES])
+                            g += _msb(lq[link, LQ_CLASSES])
                         elif policy == POLICY_RANDOM:
                             k = draw_keyed_below(select_key, link, cycle, bag[g, BG_LEN])
                         off = bag[g, BG_OFF]
@@ -318,17 +319,18 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                         bag[g, BG_LEN] = n - 1
                         length = n - 1
                         if multi:
-                            if n == 1:
-                                lnk[link, LK_CLASSES] &= ~(np.int64(1) << (g - link * n_classes))
-                            length = lnk[link, LK_LEN] - 1
-                            lnk[link, LK_LEN] = length
-                        if length == 0:
-                            lw = link >> 6
-                            act_l1[lw] &= ~(_U1 << np.uint64(link & 63))
-                            if act_l1[lw] == 0:
-                                act_l2[lw >> 6] &= ~(_U1 << np.uint64(lw & 63))
+                            # clear the class bit iff its bag emptied (no branch)
+                            lq[link, LQ_CLASSES] &= ~(np.int64(n == 1) << (g - link * n_classes))
+                            length = lq[link, LQ_LEN] - 1
+                            lq[link, LQ_LEN] = length
+                        # clear the link's bit iff its queue emptied, the word's iff it emptied
+                        lw = link >> 6
+                        word = act_l1[lw] & ~(np.uint64(length == 0) << np.uint64(link & 63))
+                        act_l1[lw] = word
+                        act_l2[lw >> 6] &= ~(np.uint64(word == 0) << np.uint64(lw & 63))
                         moved[n_moved] = p
                         n_moved += 1
+                        link_sent[link] += 1
                         if one_port:
                             node_rr[node] = (port + 1) % n_ports
                         break

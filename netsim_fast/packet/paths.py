@@ -1,10 +1,11 @@
 """Packet paths, computed before the run: the port a packet takes at each node
-(``choose_port``) and every packet's whole path (``compute_paths``).
+(``choose_port``) and every packet's whole path (``compute_paths``); the one-pass check of
+the messages (``scan_messages``).
 
 The rule (``fixed`` or ``random`` minimal port per hop) is part of the cycle semantics in
 kernel.py. It is a pure function of (seed, packet, hop, node), so the driver fills each
-packet's row of the state (state.py: ``pkt[p, PK_PATH:]`` and ``PK_LEN``, from ``PK_SRC`` and
-``PK_DST``) once, before the first cycle, and the kernel only reads it.
+packet's row of the state (state.py: ``pkt[p, :]``, header and path) once, before the first
+cycle, and the kernel only reads the path.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from numba import njit
 
 from netsim_fast._jit import JIT
 from netsim_fast.packet.rng import STREAM_PATH, draw_below
-from netsim_fast.packet.state import PK_DST, PK_LEN, PK_PATH, PK_SRC
+from netsim_fast.packet.state import NONE, PK_DST, PK_HOPS, PK_LEN, PK_PATH, PK_SRC
 from netsim_fast.routing.table import _LOWBIT8, count_in_mask, first_in_mask, nth_in_mask
 
 PATH_FIXED, PATH_RANDOM = 0, 1
@@ -49,28 +50,67 @@ def order_by_destination(dst, n_nodes):
 
 _PATH_BLOCK = 64  # packets routed side by side: independent lookup chains overlap in the CPU
 
+# scan_messages: the first message of each kind of bad input
+BAD_ENDPOINT, BAD_SELF, BAD_UNREACHABLE, BAD_RELEASE = range(4)
+
 
 @njit(**JIT)
-def compute_paths(pkt, order, port_mask, link_id, nbr, path_choice, seed):
-    """Fill ``pkt[:, PK_PATH:]`` and ``PK_LEN`` from ``PK_SRC`` and ``PK_DST``.
+def scan_messages(src, dst, release, dist):
+    """One pass over the messages: the longest path, and the first bad message of each kind.
+
+    Returns ``(max_len, first)`` with ``first[k]`` the index of the first message of kind
+    ``k`` (``BAD_*``: an endpoint outside ``0..N-1``, a message to itself, an unreachable
+    destination, a negative release cycle), -1 if there is none. Unreachable is only
+    judged for messages whose endpoints are nodes.
+    """
+    n = dist.shape[0]
+    first = np.full(4, -1, np.int64)
+    max_len = 0
+    for i in range(src.shape[0]):
+        s = src[i]
+        d = dst[i]
+        if s < 0 or d < 0 or s >= n or d >= n:
+            if first[BAD_ENDPOINT] < 0:
+                first[BAD_ENDPOINT] = i
+            continue
+        if s == d and first[BAD_SELF] < 0:
+            first[BAD_SELF] = i
+        h = np.int64(dist[s, d])
+        if h < 1 and first[BAD_UNREACHABLE] < 0:
+            first[BAD_UNREACHABLE] = i
+        max_len = max(max_len, h)
+        if release[i] < 0 and first[BAD_RELEASE] < 0:
+            first[BAD_RELEASE] = i
+    return max_len, first
+
+
+@njit(**JIT)
+def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, seed):
+    """Write every packet's row of ``pkt``: header (``PK_*``), path, ``NONE`` after it.
 
     ``order`` lists the packets grouped by destination, so the table row of one destination
-    (``port_mask[dst]``) serves all its packets from the cache; blocks of ``_PATH_BLOCK``
-    packets advance one hop at a time (finished ones leave the block's list), so their
-    dependent lookups interleave.
+    (``port_mask[dst]``) serves all its packets from the cache; an empty ``order`` takes
+    the packets in id order (rows written one after the other: the better order when the
+    whole table fits in the cache). Blocks of ``_PATH_BLOCK`` packets advance one hop at a
+    time (finished ones leave the block's list), so their dependent lookups interleave.
     """
     fast = path_choice == PATH_FIXED and port_mask.shape[2] == 1
-    n_pkt = order.shape[0]
+    by_id = order.shape[0] == 0
+    n_pkt = dst.shape[0]
+    width = pkt.shape[1]
     act_pkt = np.empty(_PATH_BLOCK, np.int64)
     act_node = np.empty(_PATH_BLOCK, np.int64)
     act_dst = np.empty(_PATH_BLOCK, np.int64)
     for lo in range(0, n_pkt, _PATH_BLOCK):
         n_act = 0
         for i in range(lo, min(n_pkt, lo + _PATH_BLOCK)):
-            p = order[i]
+            p = i if by_id else order[i]
             act_pkt[n_act] = p
-            act_node[n_act] = pkt[p, PK_SRC]
-            act_dst[n_act] = pkt[p, PK_DST]
+            act_node[n_act] = src[p]
+            act_dst[n_act] = dst[p]
+            pkt[p, PK_HOPS] = 0
+            pkt[p, PK_DST] = dst[p]
+            pkt[p, PK_SRC] = src[p]
             n_act += 1
         hop = 0
         while n_act > 0:
@@ -78,18 +118,20 @@ def compute_paths(pkt, order, port_mask, link_id, nbr, path_choice, seed):
             for j in range(n_act):
                 p = act_pkt[j]
                 node = act_node[j]
-                dst = act_dst[j]
-                if node == dst:
+                dst_j = act_dst[j]
+                if node == dst_j:
                     pkt[p, PK_LEN] = hop
+                    for c in range(PK_PATH + hop, width):
+                        pkt[p, c] = NONE
                     continue
                 if fast:
-                    port = np.int64(_LOWBIT8[port_mask[dst, node, 0]])
+                    port = np.int64(_LOWBIT8[port_mask[dst_j, node, 0]])
                 else:
-                    port = choose_port(port_mask, path_choice, seed, node, dst, p, hop)
+                    port = choose_port(port_mask, path_choice, seed, node, dst_j, p, hop)
                 pkt[p, PK_PATH + hop] = link_id[node, port]
                 act_pkt[kept] = p
                 act_node[kept] = nbr[node, port]
-                act_dst[kept] = dst
+                act_dst[kept] = dst_j
                 kept += 1
             n_act = kept
             hop += 1

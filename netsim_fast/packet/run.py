@@ -211,41 +211,38 @@ def simulate_packets(
     if table is None:
         table = build_minimal_table(topo)
     src, dst = messages.src, messages.dst
-    n = topo.n_nodes
-    if src.size:
-        if src.min() < 0 or dst.min() < 0 or src.max() >= n or dst.max() >= n:
-            raise ConfigError(f"message endpoints must be nodes 0..{n - 1} of the topology")
-        self_msg = np.nonzero(src == dst)[0]
-        if self_msg.size:
-            i = int(self_msg[0])
-            raise ConfigError(f"message {i} goes from node {src[i]} to itself; remove it from the workload")
-        unreachable = np.nonzero(table.dist[src, dst] < 1)[0]
-        if unreachable.size:
-            i = int(unreachable[0])
-            raise ConfigError(f"message {i}: node {dst[i]} is unreachable from node {src[i]}")
-        if messages.release_cycle.min() < 0:
-            raise ConfigError("release cycles must be >= 0")
+    max_len, first = ppath.scan_messages(src, dst, messages.release_cycle, table.dist)
+    if first[ppath.BAD_ENDPOINT] >= 0:
+        raise ConfigError(f"message endpoints must be nodes 0..{topo.n_nodes - 1} of the topology")
+    if first[ppath.BAD_SELF] >= 0:
+        i = int(first[ppath.BAD_SELF])
+        raise ConfigError(f"message {i} goes from node {src[i]} to itself; remove it from the workload")
+    if first[ppath.BAD_UNREACHABLE] >= 0:
+        i = int(first[ppath.BAD_UNREACHABLE])
+        raise ConfigError(f"message {i}: node {dst[i]} is unreachable from node {src[i]}")
+    if first[ppath.BAD_RELEASE] >= 0:
+        raise ConfigError("release cycles must be >= 0")
     compile_s = warmup([_variant(policy, one_port, queue_capacity)])
     return _run(topo, messages, table, policy, path_choice, one_port, int(queue_capacity), seed,
                 deadlock_cycles, max_cycles, batch_cycles, policy_code, path_code, compile_s,
-                progress)
+                progress, int(max_len))
 
 
-def _link_packets(pkt, n_links: int) -> np.ndarray:
-    """Packets that crossed each directed link: the first ``hops`` entries of every path row."""
-    paths = pkt[:, pst.PK_PATH:]
-    crossed = np.arange(paths.shape[1]) < pkt[:, pst.PK_HOPS, None]
-    return np.bincount(paths[crossed], minlength=n_links).astype(np.int64)
+# tables up to this size are read in packet order when computing paths, larger ones by
+# destination (paths.compute_paths)
+_TABLE_IN_CACHE_BYTES = 1 << 20
 
 
 def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, deadlock_cycles,
          max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0,
-         progress=None):
+         progress=None, max_len=None):
     policy_code = pst.POLICIES[policy] if policy_code is None else policy_code
     path_code = ppath.PATH_CHOICES[path_choice] if path_code is None else path_code
     link_node, link_to, _ = topo.links()
     n_classes = 1
-    max_len = int(table.dist[messages.src, messages.dst].max(initial=0))
+    if max_len is None:
+        max_len = int(ppath.scan_messages(messages.src, messages.dst, messages.release_cycle,
+                                          table.dist)[0])
     if policy_code in (pst.POLICY_SRPF, pst.POLICY_LRPF):
         n_classes = max_len + 1
         if n_classes > pst.MAX_CLASSES:
@@ -261,9 +258,13 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         seed_u64=seed_u64, batch_cycles=batch_cycles,
     )
     t0 = time.perf_counter()
-    order = ppath.order_by_destination(messages.dst, topo.n_nodes)
-    ppath.compute_paths(state.pkt, order, table.port_mask, np.ascontiguousarray(topo.link_id),
-                        np.ascontiguousarray(topo.nbr), path_code, np.uint64(seed_u64))
+    if table.port_mask.nbytes <= _TABLE_IN_CACHE_BYTES:
+        order = np.zeros(0, np.int64)
+    else:
+        order = ppath.order_by_destination(messages.dst, topo.n_nodes)
+    ppath.compute_paths(state.pkt, messages.src, messages.dst, order, table.port_mask,
+                        np.ascontiguousarray(topo.link_id), np.ascontiguousarray(topo.nbr),
+                        path_code, np.uint64(seed_u64))
     route_s = time.perf_counter() - t0
     series = ([], [], [])
     kernel_s = 0.0
@@ -300,7 +301,7 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
         delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pst.PK_HOPS].copy(),
         delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
-        link_packets=_link_packets(state.pkt, topo.n_links),
+        link_packets=state.link_sent,
     )
     if status == pk.ERR_DEADLOCK:
         raise DeadlockError(

@@ -38,9 +38,10 @@ PK_PATH = 4
 # lnk[l, .] fields (int64)
 LK_NODE = 0     # node holding the queue
 LK_TO = 1       # node at the far end
-LK_LEN = 2      # packets queued (all classes); unused with one class (the bag's length)
-LK_CLASSES = 3  # srpf/lrpf: bit c set iff the bag of remaining distance c is non-empty
-MAX_CLASSES = 63  # distance classes a LK_CLASSES bitmask holds (bits 0..62 of an int64)
+# lq[l, .] fields (int64), apart from lnk so that the srpf/lrpf hot loop reads 16 bytes a link
+LQ_LEN = 0      # packets queued (all classes); unused with one class (the bag's length)
+LQ_CLASSES = 1  # srpf/lrpf: bit c set iff the bag of remaining distance c is non-empty
+MAX_CLASSES = 63  # distance classes a LQ_CLASSES bitmask holds (bits 0..62 of an int64)
 LK_TRANSIT = 5  # bounded buffers: transit packets queued or granted a place
 LK_FIELDS = 8
 # ts[b, .] per-cycle series
@@ -63,6 +64,8 @@ class PacketState(NamedTuple):
     pkt_delivered: np.ndarray  # int64[P]: delivery cycle (kernel.py), -1 before
     inj_order: np.ndarray      # int64[P]: packet ids sorted by (release, id)
     lnk: np.ndarray            # int64[L, LK_FIELDS]
+    lq: np.ndarray             # int64[L, 2]: queue length and class mask (LQ_*)
+    link_sent: np.ndarray      # int64[L]: packets sent over each link so far
     bag: np.ndarray            # int32[L * C, BG_FIELDS]: ring offset, capacity, head, length
     ring: np.ndarray           # int64[S, 2]: the ring pool, (order key, packet id) per entry
     act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
@@ -78,18 +81,14 @@ class PacketState(NamedTuple):
 
 def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy, one_port,
               queue_capacity, n_classes, deadlock_cycles, seed_u64, batch_cycles):
-    """Allocate a fresh state (plain Python); paths are filled by ``paths.compute_paths``."""
+    """Allocate a fresh state (plain Python); ``paths.compute_paths`` fills ``pkt``."""
     n_pkt = dst.shape[0]
     n_links = link_node.shape[0]
     n_nodes, n_net_ports = link_id.shape[0], link_id.shape[1] - 1
     n_w1 = max(1, (n_links + 63) // 64)
     n_w2 = max(1, (n_w1 + 63) // 64)
     width = -(-(PK_PATH + max_len) // 16) * 16  # whole 64-byte lines per row
-    pkt = np.full((n_pkt, width), NONE, np.int32)
-    pkt[:, PK_HOPS] = 0
-    pkt[:, PK_LEN] = 0
-    pkt[:, PK_DST] = dst
-    pkt[:, PK_SRC] = src
+    pkt = np.empty((n_pkt, width), np.int32)  # every row written by paths.compute_paths
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
     lnk[:, LK_TO] = link_to
@@ -108,6 +107,8 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         pkt_delivered=np.full(n_pkt, -1, np.int64),
         inj_order=np.argsort(release, kind="stable").astype(np.int64),
         lnk=lnk,
+        lq=np.zeros((n_links, 2), np.int64),
+        link_sent=np.zeros(n_links, np.int64),
         bag=bag,
         ring=np.zeros((size, 2), np.int64),
         act_l1=np.zeros(n_w1, np.uint64),
