@@ -17,9 +17,6 @@ from netsim_fast.checks import bad
 from netsim_fast.checks import require_int as _require_int
 from netsim_fast.config._helpers import set_field as _set
 
-ALLOCATORS = ("islip",)  # implemented; BookSim2 also has the ones below
-BOOKSIM_ALLOCATORS = ("separable_input_first", "separable_output_first", "islip", "wavefront", "rr_wavefront",
-                      "pim", "loa", "select", "max_size")
 PRIORITIES = ("none", "class", "age", "network_age", "local_age", "queue_length", "hop_count", "sequence")
 
 
@@ -107,14 +104,22 @@ def validate_booksim(cfg) -> None:
     if cfg.st_prepare_delay + cfg.st_final_delay < 1:
         raise bad("st-final-delay", cfg.st_final_delay, "st_prepare_delay + st_final_delay must be >= 1 (BookSim2 "
                                                          "cannot run a zero-cycle crossbar)")
+    from netsim_fast.flit.booksim.allocators.names import parse_allocator
+
     for name in ("vc_allocator", "sw_allocator"):
-        value = getattr(cfg, name)
-        if value not in BOOKSIM_ALLOCATORS:
-            raise bad(name.replace("_", "-"), value, f"choose one of {', '.join(BOOKSIM_ALLOCATORS)}")
-        _fixed(cfg, name, "islip")
+        try:
+            parse_allocator(getattr(cfg, name))
+        except ValueError as e:
+            raise bad(name.replace("_", "-"), getattr(cfg, name), str(e)) from None
+    for name in ("alloc_iters", "arb_type"):
+        if getattr(cfg, name) != defaults[name]:
+            raise bad(name.replace("_", "-"), getattr(cfg, name),
+                      "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
+                      "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
+                      "'separable_input_first(matrix)'")
     for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0),
                           ("output_buffer_size", -1), ("noq", False), ("speculative", False),
-                          ("hold_switch_for_packet", False), ("alloc_iters", 1), ("arb_type", "round_robin")):
+                          ("hold_switch_for_packet", False)):
         _fixed(cfg, name, allowed)
     if cfg.priority not in PRIORITIES:
         raise bad("priority", cfg.priority, f"choose one of {', '.join(PRIORITIES)}")

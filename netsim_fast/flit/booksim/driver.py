@@ -20,13 +20,21 @@ from netsim_fast.flit.deadlock import LIVE, Watchdog, WaitForGraph
 
 
 def booksim_params(cfg, topo) -> bs.BkParams:
+    from netsim_fast.flit.booksim.allocators.dispatch import ARBITERS, KINDS
+    from netsim_fast.flit.booksim.allocators.names import parse_allocator
+
+    va, va_iters, va_arb = parse_allocator(cfg.vc_allocator)
+    sa, sa_iters, sa_arb = parse_allocator(cfg.sw_allocator)
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
     x = cfg.st_prepare_delay + cfg.st_final_delay
     return bs.BkParams(routing_delay=cfg.routing_delay, xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
                        torus=int(torus), wait_tail=int(cfg.wait_for_tail_credit),
                        busy_full=int(cfg.vc_busy_when_full), ring=bs.ring_size(link, cfg.credit_delay),
-                       xb_cap=topo.n_ports * (2 * x + 2), of_cap=4 * x + 4)
+                       xb_cap=topo.n_ports * (2 * x + 2), of_cap=4 * x + 4,
+                       va_kind=KINDS[va], va_iters=va_iters, va_arb=ARBITERS[va_arb],
+                       sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
+                       prio_empty=int(cfg.vc_prioritize_empty))
 
 
 class BooksimDriver:

@@ -17,12 +17,15 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.flit.booksim.allocators.islip import islip
+from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routing import dim_order
 from netsim_fast.flit.booksim.state import (
     NONE, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
+
+
+PRI_LOW = -(1 << 31)  # BookSim2 adds INT_MIN to a request's priority to put it below all others
 
 
 @njit(**KERNEL_JIT)
@@ -67,7 +70,9 @@ def read_inputs(s, b, p, bp, t, slot):
 @njit(**KERNEL_JIT)
 def _va_evaluate(b, p, bp, base, pv, node):
     """Requests of every VC waiting for an output VC: each available VC of its route's range
-    (not full, with vc_busy_when_full); one iSLIP matching of input VCs to output VCs."""
+    (not full, with vc_busy_when_full), input-side priority the route's (0), lowered below every
+    other with vc_prioritize_empty when the VC holds flits downstream; output-side priority
+    the VC's (0 under priority none); one matching of input VCs to output VCs."""
     ivc, ovc, in_req, in_n, out_req, out_n = b.ivc, b.ovc, b.in_req, b.in_n, b.out_req, b.out_n
     v = p.n_vcs
     any_req = False
@@ -87,20 +92,22 @@ def _va_evaluate(b, p, bp, base, pv, node):
             if bp.busy_full and ovc[base + o].occ >= p.buf:
                 continue
             in_req[k, in_n[k]] = o
+            b.in_pri[k, in_n[k]] = PRI_LOW if bp.prio_empty and ovc[base + o].occ != 0 else 0
             in_n[k] += 1
             out_req[o, out_n[o]] = k
+            b.out_pri[o, out_n[o]] = 0
             out_n[o] += 1
             any_req = True
     if not any_req:
         return
-    islip(in_req, in_n, out_req, out_n, pv, pv, b.va_gptr[node], b.va_aptr[node], b.grant, b.xgrant, b.match, 1)
+    allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, b, b.va_gptr, b.va_aptr, b.va_sc, b.va_min, b.va_mout, node)
     for k in range(pv):
         if b.match[k] != NONE:
             ivc[base + k].va_grant = base + b.match[k]
 
 
 @njit(**KERNEL_JIT)
-def _sa_evaluate(s, b, p, base, pv, node):
+def _sa_evaluate(s, b, p, bp, base, pv, node):
     """One switch request per (input port, output port): of the active VCs whose output VC has
     room, the one nearest after the port's round-robin offset; one iSLIP matching of ports."""
     ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
@@ -130,10 +137,13 @@ def _sa_evaluate(s, b, p, base, pv, node):
         for o in range(ports):
             if sa_vc[i, o] != NONE:
                 in_req[i, in_n[i]] = o
+                b.in_pri[i, in_n[i]] = 0
                 in_n[i] += 1
                 out_req[o, out_n[o]] = i
+                b.out_pri[o, out_n[o]] = 0
                 out_n[o] += 1
-    islip(in_req, in_n, out_req, out_n, ports, ports, b.sa_gptr[node], b.sa_aptr[node], b.grant, b.xgrant, b.match, 1)
+    allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, ports, ports, b, b.sa_gptr, b.sa_aptr, b.sa_sc, b.sa_min, b.sa_mout,
+             node)
     for i in range(ports):
         o = b.match[i]
         if o != NONE:
@@ -229,7 +239,7 @@ def router_step(s, b, p, bp, topo, t, w, node):
                 ivc[base + k].stamp = due
                 bnode[node].rt_due = due
     _va_evaluate(b, p, bp, base, pv, node)
-    _sa_evaluate(s, b, p, base, pv, node)
+    _sa_evaluate(s, b, p, bp, base, pv, node)
     n = bnode[node].xb_len
     h = bnode[node].xb_head
     if n > 0 and xb[node, h, 3] == NONE:  # no crossbar batch in flight: every waiting flit starts

@@ -74,6 +74,13 @@ class BkParams(NamedTuple):
     ring: int             # slots of the event rings
     xb_cap: int           # crossbar queue capacity per router
     of_cap: int           # output FIFO capacity per port
+    va_kind: int          # allocators/dispatch.py KINDS, iterations, arbiter (0 rr, 1 matrix)
+    va_iters: int
+    va_arb: int
+    sa_kind: int
+    sa_iters: int
+    sa_arb: int
+    prio_empty: int       # vc_prioritize_empty
 
 
 class BkState(NamedTuple):
@@ -87,10 +94,17 @@ class BkState(NamedTuple):
     of_head: np.ndarray    # int32[N*P]
     of_len: np.ndarray     # int32[N*P]
     sa_off: np.ndarray     # int32[N, P] switch round-robin offset of each crossbar input (5.9)
-    va_gptr: np.ndarray    # int32[N, P*V] iSLIP grant pointers of the VC allocator
-    va_aptr: np.ndarray    # int32[N, P*V] ... accept pointers
-    sa_gptr: np.ndarray    # int32[N, P] iSLIP grant pointers of the switch allocator
-    sa_aptr: np.ndarray    # int32[N, P] ... accept pointers
+    # allocator state per router (persistent): VC allocator (P*V x P*V), switch allocator (P x P)
+    va_gptr: np.ndarray    # int32[N, P*V] grant / output-arbiter pointers
+    va_aptr: np.ndarray    # int32[N, P*V] accept / input-arbiter / request pointers
+    va_sc: np.ndarray      # int64[N] wavefront diagonal or max_size rotation
+    va_min: np.ndarray     # int8[N*P*V, P*V, P*V] matrix input arbiters (empty unless matrix)
+    va_mout: np.ndarray    # int8[N*P*V, P*V, P*V] matrix output arbiters
+    sa_gptr: np.ndarray    # int32[N, P]
+    sa_aptr: np.ndarray    # int32[N, P]
+    sa_sc: np.ndarray      # int64[N]
+    sa_min: np.ndarray     # int8[N*P, P, P]
+    sa_mout: np.ndarray    # int8[N*P, P, P]
     ev_flit: np.ndarray    # int64[R, N*P+1, 3] (input lane, flit, ph) reaching a router at cycle % R
     ev_flit_n: np.ndarray  # int32[R]
     ev_cred: np.ndarray    # int32[R, 2*N*P+1] output VC lanes whose credit is applied at cycle % R
@@ -101,9 +115,19 @@ class BkState(NamedTuple):
     ev_del_n: np.ndarray   # int32[R]
     # allocation scratch (one router at a time)
     in_req: np.ndarray     # int32[P*V, P*V] requested outputs of each allocator input, ascending
+    in_pri: np.ndarray     # int64[P*V, P*V] ... their input-side priorities
     in_n: np.ndarray       # int32[P*V]
     out_req: np.ndarray    # int32[P*V, P*V] requesting inputs of each allocator output, ascending
+    out_pri: np.ndarray    # int64[P*V, P*V] ... their output-side priorities
     out_n: np.ndarray      # int32[P*V]
+    dense: np.ndarray      # int8[P*V, P*V] the requests as a matrix (dense allocators)
+    dpin: np.ndarray       # int64[P*V, P*V]
+    dpout: np.ndarray      # int64[P*V, P*V]
+    pairs: np.ndarray      # int64[P*V*P*V, 2] distinct priority pairs (wavefront)
+    fwd: np.ndarray        # int32[P*V, P*V] forwarded requests (separable)
+    fwd_pri: np.ndarray    # int64[P*V, P*V]
+    fwd_n: np.ndarray      # int32[P*V]
+    choice: np.ndarray     # int32[P*V]
     grant: np.ndarray      # int32[P*V] input granted by each output (iSLIP), NONE
     xgrant: np.ndarray     # int32[P*V] input matched to each output, NONE
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
@@ -115,6 +139,11 @@ class BkState(NamedTuple):
 def ring_size(link: int, credit_delay: int) -> int:
     """More slots than the longest delay: an ejection credit takes 4 + Dc cycles, a network one d + 1 + Dc."""
     return max(link + 1, 4) + credit_delay + 2
+
+
+def _matrices(count: int, size: int) -> np.ndarray:
+    """``count`` matrix arbiters of ``size`` requesters, each initially "higher index wins"."""
+    return np.broadcast_to(np.tril(np.ones((size, size), np.int8), -1), (count, size, size)).copy()
 
 
 def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
@@ -139,14 +168,20 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         ivc=ivc, ph_buf=np.zeros((lanes, p.buf), np.int8), ovc=ovc, tvc=tvc, node=node,
         xb=np.zeros((n, bp.xb_cap, 4), i8), of=np.zeros((n * ports, bp.of_cap, 3), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.zeros((n, ports), i4),
-        va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4),
-        sa_gptr=np.zeros((n, ports), i4), sa_aptr=np.zeros((n, ports), i4),
+        va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),
+        va_min=_matrices(n * pv if bp.va_arb else 0, pv), va_mout=_matrices(n * pv if bp.va_arb else 0, pv),
+        sa_gptr=np.zeros((n, ports), i4), sa_aptr=np.zeros((n, ports), i4), sa_sc=np.zeros(n, i8),
+        sa_min=_matrices(n * ports if bp.sa_arb else 0, ports), sa_mout=_matrices(n * ports if bp.sa_arb else 0, ports),
         ev_flit=np.zeros((ring, n * ports + 1, 3), i8), ev_flit_n=np.zeros(ring, i4),
         ev_cred=np.zeros((ring, 2 * n * ports + 1), i4), ev_cred_n=np.zeros(ring, i4),
         ev_tcred=np.zeros((ring, n * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
         ev_del=np.zeros((ring, n + 1), i8), ev_del_n=np.zeros(ring, i4),
-        in_req=np.zeros((pv, pv), i4), in_n=np.zeros(pv, i4), out_req=np.zeros((pv, pv), i4),
-        out_n=np.zeros(pv, i4), grant=np.full(pv, NONE, i4), xgrant=np.full(pv, NONE, i4),
-        match=np.full(pv, NONE, i4), sa_vc=np.full((ports, ports), NONE, i4), route_out=np.zeros(4, i8),
+        in_req=np.zeros((pv, pv), i4), in_pri=np.zeros((pv, pv), i8), in_n=np.zeros(pv, i4),
+        out_req=np.zeros((pv, pv), i4), out_pri=np.zeros((pv, pv), i8), out_n=np.zeros(pv, i4),
+        dense=np.zeros((pv, pv), np.int8), dpin=np.zeros((pv, pv), i8), dpout=np.zeros((pv, pv), i8),
+        pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
+        fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
+        xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((ports, ports), NONE, i4),
+        route_out=np.zeros(4, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

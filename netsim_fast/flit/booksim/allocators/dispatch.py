@@ -1,0 +1,101 @@
+"""One call for every allocator of the booksim router, by integer code (``KINDS``).
+
+The caller fills the sparse request lists of the scratch (``b.in_req``, ``b.in_pri``,
+``b.in_n``; ``b.out_req``, ``b.out_pri``, ``b.out_n``: see allocators/__init__.py) and passes
+the allocator's persistent state (pointers ``gptr``/``aptr``, a scalar ``sc``, matrix arbiters
+``mat_in``/``mat_out``) of one router; the matching lands in ``b.match``. Dense allocators
+(wavefront, pim, loa, max_size) get the requests as a matrix, built here and cleared after.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.allocators.islip import islip
+from netsim_fast.flit.booksim.allocators.loa import loa
+from netsim_fast.flit.booksim.allocators.max_size import max_size
+from netsim_fast.flit.booksim.allocators.pim import pim
+from netsim_fast.flit.booksim.allocators.select import select
+from netsim_fast.flit.booksim.allocators.separable import separable
+from netsim_fast.flit.booksim.allocators.wavefront import wavefront
+
+ISLIP, SEP_IN, SEP_OUT, WAVEFRONT, RR_WAVEFRONT, PIM, LOA, SELECT, MAX_SIZE = range(9)
+KINDS = {"islip": ISLIP, "separable_input_first": SEP_IN, "separable_output_first": SEP_OUT,
+         "wavefront": WAVEFRONT, "rr_wavefront": RR_WAVEFRONT, "pim": PIM, "loa": LOA, "select": SELECT,
+         "max_size": MAX_SIZE}
+ARBITERS = {"round_robin": 0, "matrix": 1}
+
+
+@njit(**KERNEL_JIT)
+def _dense(b, n_in, value):
+    for i in range(n_in):
+        for j in range(b.in_n[i]):
+            o = b.in_req[i, j]
+            b.dense[i, o] = value
+            b.dpin[i, o] = b.in_pri[i, j]
+    if value:
+        for o in range(b.out_req.shape[0]):
+            for j in range(b.out_n[o]):
+                b.dpout[b.out_req[o, j], o] = b.out_pri[o, j]
+
+
+@njit(**KERNEL_JIT)
+def _pairs(b, n_in):
+    """Distinct (output-side, input-side) priority pairs, highest first; the request count and
+    the last request (wavefront)."""
+    n_pairs, n_req, last_in, last_out = 0, 0, -1, -1
+    for i in range(n_in):
+        for j in range(b.in_n[i]):
+            o = b.in_req[i, j]
+            n_req += 1
+            last_in, last_out = i, o
+            po, pi = b.dpout[i, o], b.dpin[i, o]
+            seen = False
+            for q in range(n_pairs):
+                if b.pairs[q, 0] == po and b.pairs[q, 1] == pi:
+                    seen = True
+                    break
+            if not seen:
+                q = n_pairs
+                while q > 0 and (b.pairs[q - 1, 0] < po or (b.pairs[q - 1, 0] == po and b.pairs[q - 1, 1] < pi)):
+                    b.pairs[q, 0], b.pairs[q, 1] = b.pairs[q - 1, 0], b.pairs[q - 1, 1]
+                    q -= 1
+                b.pairs[q, 0], b.pairs[q, 1] = po, pi
+                n_pairs += 1
+    return n_pairs, n_req, last_in, last_out
+
+
+@njit(**KERNEL_JIT)
+def allocate(kind, iters, arb, n_in, n_out, b, gptr, aptr, sc, mat_in, mat_out, node):
+    """Run allocator ``kind`` for router ``node``; the matching is left in ``b.match``."""
+    match, out_match = b.match, b.xgrant
+    if kind == ISLIP:
+        islip(b.in_req, b.in_n, b.out_req, b.out_n, n_in, n_out, gptr[node], aptr[node], b.grant, out_match,
+              match, iters)
+    elif kind == SELECT:
+        select(b.in_req, b.in_pri, b.in_n, b.out_req, b.out_pri, b.out_n, n_in, n_out, gptr[node], aptr[node],
+               b.grant, out_match, match, iters)
+    elif kind == SEP_IN:
+        m_in = mat_in[node * n_in: (node + 1) * n_in] if arb else mat_in
+        m_out = mat_out[node * n_out: (node + 1) * n_out] if arb else mat_out
+        separable(b.in_req, b.in_pri, b.in_n, n_in, b.out_req, b.out_pri, b.out_n, n_out, arb, aptr[node], m_in,
+                  gptr[node], m_out, b.fwd, b.fwd_pri, b.fwd_n, b.choice, match, out_match)
+    elif kind == SEP_OUT:
+        m_in = mat_in[node * n_in: (node + 1) * n_in] if arb else mat_in
+        m_out = mat_out[node * n_out: (node + 1) * n_out] if arb else mat_out
+        separable(b.out_req, b.out_pri, b.out_n, n_out, b.in_req, b.in_pri, b.in_n, n_in, arb, gptr[node], m_out,
+                  aptr[node], m_in, b.fwd, b.fwd_pri, b.fwd_n, b.choice, out_match, match)
+    else:
+        _dense(b, n_in, 1)
+        if kind == WAVEFRONT or kind == RR_WAVEFRONT:
+            n_pairs, n_req, last_in, last_out = _pairs(b, n_in)
+            sc[node] = wavefront(b.dense, b.dpin, b.dpout, n_in, n_out, n_req, last_in, last_out, sc[node],
+                                 kind == RR_WAVEFRONT, b.pairs, n_pairs, match, out_match)
+        elif kind == PIM:
+            pim(b.dense, n_in, n_out, iters, b.rng, b.grant, match, out_match)
+        elif kind == LOA:
+            loa(b.dense, n_in, n_out, aptr[node], gptr[node], b.fwd_n, b.choice, match, out_match)
+        else:
+            sc[node] = max_size(b.dense, n_in, n_out, sc[node], b.fwd_n, b.choice, b.grant, match, out_match)
+        _dense(b, n_in, 0)
