@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Annotated
+
 import typer
 
 from netsim_fast.cli._app import EXIT_SIMULATION, app, echo_json, guarded
@@ -38,6 +41,7 @@ def check_deadlock(
     vc_realloc: VcReallocOpt = "auto",
     loops: LoopsOpt = 4,
     json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Prove a routing deadlock-free on a topology, or print a cycle of channel dependencies.
 
@@ -54,13 +58,36 @@ def check_deadlock(
 
     cfg = Config(engine="flit", seed=seed, routing=routing, vcs=vcs, inject_vcs=inject_vcs, vc_realloc=vc_realloc,
                  loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
-    result = check(cfg)
+    with _progress(quiet) as progress:
+        result = check(cfg, progress=progress)
     if json:
         echo_json(result)
     else:
         _render(result)
     if not result["deadlock_free"]:
         raise typer.Exit(code=EXIT_SIMULATION)
+
+
+@contextmanager
+def _progress(quiet: bool):
+    """A ``progress(done, total, phase)`` callback drawing a bar on stderr (a terminal only)."""
+    import sys
+
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} blocks of destinations"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("building the topology and loading the walk", total=None)
+
+        def update(done: int, total: int, phase: str) -> None:
+            bar.update(task, completed=done, total=total, description=phase)
+
+        yield update
 
 
 def _render(r: dict) -> None:

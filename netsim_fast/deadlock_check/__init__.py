@@ -50,15 +50,16 @@ def routing_setup(cfg) -> dict:
                 hops_matter=hops_matter, esc_prio=1 if params.routing == DUATO else 0)
 
 
-def check_deadlock(cfg) -> dict:
+def check_deadlock(cfg, progress=None) -> dict:
     """The verdict for ``cfg`` (a flit-engine ``Config``) as a JSON-ready dict: ``deadlock_free``,
     ``graph``, ``channels``, ``dependencies``, ``cycle`` (a list of (router, port, vc, to)
-    dicts, or None), ``error`` and, for ``duato``, the escape sub-function and dependency kinds."""
+    dicts, or None), ``error`` and, for ``duato``, the escape sub-function and dependency kinds.
+    ``progress(done, total, phase)`` is called as the walk goes."""
     start = time.perf_counter()
     setup = routing_setup(cfg)
     topo, params = setup["topo"], setup["params"]
     result = analyse(topo.arrays, params, setup["route_mask"], per_pair=setup["per_pair"], levels=setup["levels"],
-                     hops_matter=setup["hops_matter"], esc_prio=setup["esc_prio"])
+                     hops_matter=setup["hops_matter"], esc_prio=setup["esc_prio"], progress=progress)
     cycle = result.pop("cycle")
     roles = result.pop("cycle_roles", None)
     if cycle is not None:

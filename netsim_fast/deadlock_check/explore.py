@@ -121,7 +121,7 @@ def _takes_any(p, row, h):
 
 @njit(**JIT)
 def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair, levels,
-                hops_matter, esc_prio, flags, role, err):
+                hops_matter, esc_prio, dst_lo, dst_hi, flags, role, err):
     """Pass 1: ``flags[a, port * V + vc] |= ROLE_*`` when a packet holding channel ``a`` may
     request VC ``vc`` of ``port`` at ``a``'s downstream router; ``role[a] |= ROLE_*`` for the
     role each request of ``a`` itself had. Returns the number of states visited; on a routing
@@ -136,7 +136,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
     queue = np.zeros(n_states, np.int64)
     stamp = 0
     visited = 0
-    for dst in range(n):
+    for dst in range(dst_lo, dst_hi):
         for cls in range(n if per_pair else 1):
             if per_pair and cls == dst:
                 continue
@@ -198,7 +198,7 @@ def _grow(arr, need):
 
 @njit(**JIT)
 def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair, levels,
-                   hops_matter, esc_prio, c1_index, bitmap, err):
+                   hops_matter, esc_prio, dst_lo, dst_hi, c1_index, bitmap, err):
     """Pass 2: set bit ``c1_index[b]`` of ``bitmap[c1_index[a]]`` for every escape channel ``a``
     after which one packet may request escape channel ``b``, with only channels outside ``C1``
     (``c1_index == -1``) in between. Per class: discover the states and the transitions between
@@ -228,7 +228,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
     mark = np.full(n_chan, -1, np.int64)
     mark_id = 0
     stamp = 0
-    for dst in range(n):
+    for dst in range(dst_lo, dst_hi):
         for cls in range(n if per_pair else 1):
             if per_pair and cls == dst:
                 continue

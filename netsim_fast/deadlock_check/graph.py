@@ -35,7 +35,7 @@ ERRORS = {
 
 
 def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_matter: bool, esc_prio: int,
-            custom_rows=None, custom_n=None, with_edges: bool = False) -> dict:
+            custom_rows=None, custom_n=None, with_edges: bool = False, progress=None) -> dict:
     """The dependency graph the routing must keep acyclic, and a cycle if it has one.
 
     Parameters
@@ -52,6 +52,8 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
         A hand-written routing instead of the engine's (tests).
     with_edges : bool
         Also return the graph's edges as ``edges``: a set of (channel, channel) pairs (tests).
+    progress : callable, optional
+        ``progress(done, total, phase)`` after each block of destinations of each pass.
 
     Returns
     -------
@@ -80,9 +82,13 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
     pkts = fs.new_packets(1)
     common = (params, nbr, arrays.radix, arrays.wrap, arrays.coord, arrays.dim_port, route_mask, custom_rows, custom_n,
               pkts, per_pair, levels, hops_matter, esc_prio)
-    ex.local_graph(*common, flags, role, err)
-    if err[0]:
-        return _error(err)
+    chunks = _chunks(n)
+    for i, (lo, hi) in enumerate(chunks):
+        ex.local_graph(*common, lo, hi, flags, role, err)
+        if err[0]:
+            return _error(err)
+        if progress is not None:
+            progress(i + 1, len(chunks), "channel dependencies")
     a, b_local = np.nonzero(flags)
     b = (nbr.ravel()[a // V].astype(np.int64) * P + b_local // V) * V + b_local % V
     escape_request = (flags[a, b_local] & ex.ROLE_ESCAPE) != 0
@@ -120,9 +126,12 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
         c1_index = np.full(n_chan, -1, np.int64)
         c1_index[c1_ids] = np.arange(n1)
         bitmap = np.zeros((n1, (n1 + 63) // 64), np.uint64)
-        ex.extended_graph(*common, c1_index, bitmap, err)
-        if err[0]:
-            return _error(err)
+        for i, (lo, hi) in enumerate(chunks):
+            ex.extended_graph(*common, lo, hi, c1_index, bitmap, err)
+            if err[0]:
+                return _error(err)
+            if progress is not None:
+                progress(i + 1, len(chunks), "Duato's extended graph")
         indptr, indices = ex.bitmap_to_csr(bitmap, n1)
         found = find_cycle(n1, indptr, indices)
         n_direct = int(np.unique(c1_index[a[direct]] * n1 + c1_index[b[direct]]).size)
@@ -135,6 +144,12 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
     if out["cycle"] is not None:
         out["cycle_roles"] = ["escape" if c1[c] else "adaptive" for c in out["cycle"]]
     return out
+
+
+def _chunks(n: int) -> list[tuple[int, int]]:
+    """Blocks of destinations walked per kernel call (about 64 calls: progress, Ctrl-C)."""
+    step = max(1, -(-n // 64))
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
 def _edge_set(indptr, indices, ids=None) -> set:
