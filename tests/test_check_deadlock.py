@@ -161,6 +161,55 @@ def test_hand_built_ring_routing_with_a_known_cycle_is_caught():
     assert build_topology(cfg).n_nodes == 4
 
 
+def _xy_yx_duato(topo, yx_destinations):
+    """Minimal adaptive rows on VC 1 (priority 0) and an escape row on VC 0 (priority 1) in
+    dimension order XY, or YX for the destinations in ``yx_destinations``."""
+    a = topo.arrays
+    n = a.nbr.shape[0]
+    rows, counts = np.zeros((n, n, 8, 4), np.int32), np.zeros((n, n), np.int32)
+    for dst in range(n):
+        for u in range(n):
+            if u == dst:
+                continue
+            dirs = {d: 0 if a.coord[dst, d] > a.coord[u, d] else 1 for d in range(2) if a.coord[u, d] != a.coord[dst, d]}
+            out = [(a.dim_port[d, w], 1, 1, 0) for d, w in dirs.items()]
+            d = next(d for d in ((1, 0) if dst in yx_destinations else (0, 1)) if d in dirs)
+            out.append((a.dim_port[d, dirs[d]], 0, 0, 1))
+            rows[dst, u, : len(out)] = out
+            counts[dst, u] = len(out)
+    return rows, counts
+
+
+def test_an_indirect_dependency_cycle_is_caught_where_the_escape_paths_alone_are_acyclic():
+    # 3x3 mesh: escape XY, but YX towards the bottom row; escape packets alone never close a
+    # cycle, but a packet that holds an escape channel, moves on adaptive channels and asks for
+    # an escape channel again does (Duato's indirect dependencies)
+    cfg = Config(topology="mesh", k=3, routing="duato", vcs=2)
+    s = routing_setup(cfg)
+    topo = s["topo"]
+    rows, counts = _xy_yx_duato(topo, {0, 1, 2})
+    walk = dict(per_pair=False, levels=2, hops_matter=False)
+    escape_only = rows.copy()
+    escape_only[..., 3] = 0
+    keep = rows[..., 3] == 1
+    escape_rows, escape_n = np.zeros_like(rows), keep.sum(axis=2).astype(np.int32)
+    for dst, u in zip(*np.nonzero(escape_n)):
+        escape_rows[dst, u, 0] = escape_only[dst, u][keep[dst, u]][0]
+    plain = analyse(topo.arrays, s["params"], s["route_mask"], esc_prio=0, custom_rows=escape_rows,
+                    custom_n=escape_n, **walk)
+    assert plain["deadlock_free"]
+    res = analyse(topo.arrays, s["params"], s["route_mask"], esc_prio=1, custom_rows=rows, custom_n=counts,
+                  with_edges=True, **walk)
+    assert res["graph"] == "extended" and not res["deadlock_free"]
+
+    def listed(cur, src, dst, hops):
+        return [tuple(int(x) for x in r) for r in rows[dst, cur, : counts[dst, cur]]]
+
+    _, _, extended, _ = naive_graphs(topo, listed, 2, esc_prio=1)
+    assert res["edges"] == extended and not _acyclic(extended)
+    assert all(res["cycle"][i] in {e[0] for e in extended} for i in range(len(res["cycle"])))
+
+
 def test_grid_rows_ignore_the_source_without_datelines():
     # the walk merges sources per destination on meshes and hypercubes (explore.py): the rows
     # of grid_next_hops must not depend on the source there
