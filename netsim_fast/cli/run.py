@@ -123,6 +123,8 @@ def run(
     quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
     memory_limit: Annotated[Optional[int], _opt("--memory-limit", panel=_M, help="MiB the run may need; a run estimated to need more is refused before it starts \\[default: the memory available now].")] = None,
     config: Annotated[Optional[str], _opt("--config", panel=_M, help="Read options from a TOML file (keys: the option names, e.g. packet_flits = 8); options given on the command line win.")] = None,
+    booksim_config: Annotated[Optional[str], _opt("--booksim-config", panel=_M, help="Run a BookSim2 configuration file: the booksim router, BookSim2's defaults and its sampled measurement (docs/booksim-keys.md lists every key: supported, ignored or refused); options given on the command line win.")] = None,
+    booksim_set: Annotated[Optional[list[str]], _opt("--booksim-set", panel=_M, help="With --booksim-config: a key=value override as BookSim2 takes it after the file (repeatable).")] = None,
     save_config: Annotated[Optional[str], _opt("--save-config", panel=_M, help="Write the resolved configuration (every option that applies to this run) as TOML, to repeat it with --config.")] = None,
 ) -> None:
     """Simulate one experiment and print its summary.
@@ -164,8 +166,20 @@ def run(
     for option, path, check in (("plot", plot, check_image_path), ("save-config", save_config, check_writable_file)):
         if path is not None:  # checked before any work, not after the curve
             check(option, path)
+    if config is not None and booksim_config is not None:
+        from netsim_fast.config import bad
+
+        raise bad("booksim-config", booksim_config, "reads a BookSim2 file; --config reads a netsim-fast TOML file; give one of them")
     if config is not None:
         fields = _with_file(ctx, fields, config)
+    if booksim_set and booksim_config is None:
+        from netsim_fast.config import bad
+
+        raise bad("booksim-set", booksim_set[0], "overrides a key of --booksim-config FILE; give the file too")
+    if booksim_config is not None:
+        from netsim_fast.config.booksim_import import booksim_config_fields
+
+        fields = _with_file(ctx, fields, booksim_config, booksim_config_fields(booksim_config, booksim_set or ()))
     cfg = Config(**fields)
     cfgs = _seed_configs(cfg, fields, seeds, trace=trace, sweep_rates=sweep_rates)
     if save_config is not None:
@@ -225,11 +239,13 @@ def _seed_configs(cfg, fields: dict, seeds: int, *, trace, sweep_rates) -> list:
     return [cfg] + [Config(**{**fields, "seed": cfg.seed + i}) for i in range(1, seeds)]
 
 
-def _with_file(ctx: typer.Context, fields: dict, path: str) -> dict:
-    """``fields`` with the file's values for every option not given on the command line."""
+def _with_file(ctx: typer.Context, fields: dict, path: str, from_file: dict | None = None) -> dict:
+    """``fields`` with the file's values (the TOML file at ``path``, or ``from_file`` already
+    read) for every option not given on the command line."""
     from netsim_fast.config.files import read_config_file
 
-    from_file = read_config_file(path)
+    if from_file is None:
+        from_file = read_config_file(path)
     out = dict(fields)
     for name, value in from_file.items():
         source = ctx.get_parameter_source(name) if name in ctx.params else None
