@@ -107,6 +107,15 @@ def test_every_deadlock_free_routing_passes(kw):
     assert result["deadlock_free"] and result["cycle"] is None and result["error"] is None
 
 
+def test_minimal_on_an_edge_list_passes_and_matches_every_route(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("0 1\n1 2\n2 3\n3 4\n4 5\n5 0\n0 3\n")
+    cfg = Config(topology="edgelist", file=str(path), routing="minimal", vcs=3)
+    s, res = _fast(cfg)
+    cdg, _, _, _ = _naive(cfg, s)
+    assert res["deadlock_free"] and res["edges"] == cdg
+
+
 def test_dor_nodateline_on_a_torus_has_a_cycle_around_a_ring():
     result = check_deadlock(Config(topology="torus", k=5, routing="dor-nodateline"))
     assert not result["deadlock_free"]
