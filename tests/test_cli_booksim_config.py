@@ -57,3 +57,10 @@ def test_bad_booksim_runs_are_refused_in_one_line(args, words):
     assert "\n" not in message and "Traceback" not in message
     for word in words:
         assert word in message, message
+
+
+def test_output_only_keys_are_named_once_on_stderr():
+    res = _run("--booksim-config", SMALL, "--booksim-set", "print_csv_results=1", "--quiet", "--json")
+    assert res.exit_code == 0, res.output
+    notes = [line for line in res.stderr.splitlines() if line.startswith("note: BookSim2 output keys")]
+    assert len(notes) == 1 and "print_csv_results" in notes[0]

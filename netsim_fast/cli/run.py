@@ -177,9 +177,12 @@ def run(
 
         raise bad("booksim-set", booksim_set[0], "overrides a key of --booksim-config FILE; give the file too")
     if booksim_config is not None:
-        from netsim_fast.config.booksim_import import booksim_config_fields
+        from netsim_fast.config.booksim_import import read_booksim_run
 
-        fields = _with_file(ctx, fields, booksim_config, booksim_config_fields(booksim_config, booksim_set or ()))
+        from_file, ignored = read_booksim_run(booksim_config, booksim_set or ())
+        if ignored:
+            typer.echo(f"note: BookSim2 output keys not used by netsim-fast: {', '.join(ignored)}", err=True)
+        fields = _with_file(ctx, fields, booksim_config, from_file)
     cfg = Config(**fields)
     cfgs = _seed_configs(cfg, fields, seeds, trace=trace, sweep_rates=sweep_rates)
     if save_config is not None:

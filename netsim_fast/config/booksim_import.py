@@ -20,7 +20,12 @@ from netsim_fast.checks import bad
 
 def booksim_config_fields(path, overrides: list[str] | tuple[str, ...] = ()) -> dict:
     """``Config`` fields of the BookSim2 file at ``path`` with ``key=value`` overrides applied."""
-    from netsim_fast.config.booksim_file import merge, parse_booksim, parse_overrides, to_config_fields
+    return read_booksim_run(path, overrides)[0]
+
+
+def read_booksim_run(path, overrides: list[str] | tuple[str, ...] = ()) -> tuple[dict, list[str]]:
+    """The ``Config`` fields, and the keys given that only shape BookSim2's output (ignored)."""
+    from netsim_fast.config.booksim_file import classify, merge, parse_booksim, parse_overrides, to_config_fields
 
     path = Path(path)
     try:
@@ -29,7 +34,8 @@ def booksim_config_fields(path, overrides: list[str] | tuple[str, ...] = ()) -> 
         raise bad("booksim-config", str(path), "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise bad("booksim-config", str(path), f"cannot be read as text ({type(exc).__name__})") from None
-    mapped = to_config_fields(merge(parse_booksim(text, str(path)), parse_overrides(list(overrides))))
+    parsed = merge(parse_booksim(text, str(path)), parse_overrides(list(overrides)))
+    mapped = to_config_fields(parsed)
     sim_count = mapped.pop("sim_count", 1)
     if sim_count != 1:
         raise bad("booksim-config", f"sim_count = {sim_count}",
@@ -46,4 +52,4 @@ def booksim_config_fields(path, overrides: list[str] | tuple[str, ...] = ()) -> 
         mapped["packet_sizes"] = tuple(size for size, _ in mix)
         mapped["packet_mix"] = tuple(float(weight) for _, weight in mix)
     mapped["measurement"] = "booksim"
-    return mapped
+    return mapped, classify(parsed)[1]
