@@ -54,9 +54,10 @@ def test_case_f_two_cycle_crossbar_batches_flits():
     assert one_packet(0, 3, flits=4, st_prepare_delay=1, **MESH2) == (20, 24, 2)
 
 
-def test_case_d_speculation_is_refused_not_ignored():
-    with pytest.raises(ConfigError, match="speculative"):
-        Config(router="booksim", speculative=True, **MESH2)
+def test_speculation_saves_one_cycle_per_router():
+    # docs/booksim-router.md section 6: speculative=1 on case A's packet takes 14 cycles (run)
+    assert one_packet(0, 3, speculative=True, **MESH2) == (14, 14, 2)
+    assert one_packet(0, 3, flits=4, speculative=True, **MESH2) == (14, 17, 2)
 
 
 @pytest.mark.parametrize("topology,k,src,dst,flits,kw", [
@@ -145,7 +146,8 @@ def test_islip_matches_reference_over_many_cycles():
     ({"arb_type": "matrix"}, "arb-type.*allocator's name"),
     ({"vc_alloc_delay": 2}, "vc-alloc-delay.*aborts"),
     ({"routing_delay": 0}, "lookahead"),
-    ({"priority": "age"}, "priority.*not implemented"),
+    ({"priority": "sequence"}, "priority.*not implemented"),
+    ({"output_buffer_size": 0}, "output-buffer-size"),
     ({"input_speedup": 2}, "input-speedup"),
     ({"topology": "torus", "k": 4, "routing": "dor"}, "dim_order"),
     ({"topology": "hypercube", "k": None, "n": 3}, "mesh.*torus"),

@@ -117,13 +117,16 @@ def validate_booksim(cfg) -> None:
                       "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
                       "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
                       "'separable_input_first(matrix)'")
-    for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0),
-                          ("output_buffer_size", -1), ("noq", False), ("speculative", False),
+    for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0), ("noq", False),
                           ("hold_switch_for_packet", False)):
         _fixed(cfg, name, allowed)
+    _require_int("output-buffer-size", cfg.output_buffer_size, -1, 1 << 16, " flits (-1 = unbounded)")
+    if cfg.output_buffer_size == 0:
+        raise bad("output-buffer-size", 0, "expected -1 (unbounded) or a bound >= 1 flit")
     if cfg.priority not in PRIORITIES:
         raise bad("priority", cfg.priority, f"choose one of {', '.join(PRIORITIES)}")
-    _fixed(cfg, "priority", "none")
+    if cfg.priority == "sequence":
+        raise bad("priority", cfg.priority, f"{_NOT_YET}; allowed: {', '.join(p for p in PRIORITIES if p != 'sequence')}")
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     if cfg.routing != "dim_order":

@@ -20,12 +20,10 @@ from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routing import dim_order
 from netsim_fast.flit.booksim.state import (
-    NONE, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
+    INT_MAX, INT_MIN, NONE, PRI_HOP_COUNT, PRI_LOCAL_AGE, PRI_NONE, PRI_QUEUE_LENGTH, Q_NONE, Q_ROUTE, Q_SA, Q_VA,
+    VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
-
-
-PRI_LOW = -(1 << 31)  # BookSim2 adds INT_MIN to a request's priority to put it below all others
 
 
 @njit(**KERNEL_JIT)
@@ -35,7 +33,7 @@ def read_inputs(s, b, p, bp, t, slot):
     switch; credits due this cycle free downstream slots (and, with wait_for_tail_credit, the VC)."""
     inl, in_buf, ph_buf, ivc, ovc, nodes, cnt = s.inl, s.in_buf, b.ph_buf, b.ivc, b.ovc, s.node, s.cnt
     for i in range(b.ev_flit_n[slot]):
-        lane, flit, ph = b.ev_flit[slot, i, 0], b.ev_flit[slot, i, 1], b.ev_flit[slot, i, 2]
+        lane, flit, ph, pri = b.ev_flit[slot, i, 0], b.ev_flit[slot, i, 1], b.ev_flit[slot, i, 2], b.ev_flit[slot, i, 3]
         n = inl[lane].len
         if n >= p.buf:
             cnt[C_ERR_CYCLE] = t
@@ -46,6 +44,9 @@ def read_inputs(s, b, p, bp, t, slot):
             pos -= p.buf
         in_buf[lane, pos] = flit
         ph_buf[lane, pos] = ph
+        # a flit's priority: set at the source (age, network_age), on entering a VC (local_age:
+        # the cycle; hop_count: the routers it has crossed, which the carried value counts)
+        b.pri_buf[lane, pos] = INT_MAX - t if bp.priority == PRI_LOCAL_AGE else pri
         inl[lane].len = n + 1
         nodes[inl[lane].node].flits += 1
         if n == 0:
@@ -68,7 +69,17 @@ def read_inputs(s, b, p, bp, t, slot):
 
 
 @njit(**KERNEL_JIT)
-def _va_evaluate(b, p, bp, base, pv, node):
+def vc_pri(s, b, p, bp, lane):
+    """A VC's priority (5.10): 0, its FIFO length (queue_length) or its front flit's."""
+    if bp.priority == PRI_NONE:
+        return 0
+    if bp.priority == PRI_QUEUE_LENGTH:
+        return s.inl[lane].len
+    return b.pri_buf[lane, s.inl[lane].head]
+
+
+@njit(**KERNEL_JIT)
+def _va_evaluate(s, b, p, bp, base, pv, node):
     """Requests of every VC waiting for an output VC: each available VC of its route's range
     (not full, with vc_busy_when_full), input-side priority the route's (0), lowered below every
     other with vc_prioritize_empty when the VC holds flits downstream; output-side priority
@@ -92,10 +103,10 @@ def _va_evaluate(b, p, bp, base, pv, node):
             if bp.busy_full and ovc[base + o].occ >= p.buf:
                 continue
             in_req[k, in_n[k]] = o
-            b.in_pri[k, in_n[k]] = PRI_LOW if bp.prio_empty and ovc[base + o].occ != 0 else 0
+            b.in_pri[k, in_n[k]] = INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0
             in_n[k] += 1
             out_req[o, out_n[o]] = k
-            b.out_pri[o, out_n[o]] = 0
+            b.out_pri[o, out_n[o]] = vc_pri(s, b, p, bp, lane)
             out_n[o] += 1
             any_req = True
     if not any_req:
@@ -111,6 +122,7 @@ def _sa_evaluate(s, b, p, bp, base, pv, node):
     """One switch request per (input port, output port): of the active VCs whose output VC has
     room, the one nearest after the port's round-robin offset; one iSLIP matching of ports."""
     ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
+    sa_pri = b.sa_pri
     v, ports = p.n_vcs, p.n_ports
     any_req = False
     for i in range(ports):
@@ -120,16 +132,34 @@ def _sa_evaluate(s, b, p, bp, base, pv, node):
             sa_vc[i, o] = NONE
     for k in range(pv):
         lane = base + k
-        if ivc[lane].queue != Q_SA:
+        q = ivc[lane].queue
+        if q != Q_SA and not (bp.spec and q == Q_VA):
             continue
         ivc[lane].sa_grant = 0
-        if ovc[inl[lane].out].occ >= p.buf:
-            continue  # the output VC is full: no request
-        i, vc, o = k // v, k % v, ivc[lane].port
+        ivc[lane].sa_spec = 0
+        o = ivc[lane].port
+        if bp.out_buf >= 0 and b.of_len[node * ports + o] >= bp.out_buf:
+            continue  # the output FIFO is at its bound: no request
+        pri = vc_pri(s, b, p, bp, lane)
+        if q == Q_SA:
+            if ovc[inl[lane].out].occ >= p.buf:
+                continue  # the output VC is full: no request
+        else:  # speculative: only if some VC of the route is free and has a credit
+            ok = False
+            for w in range(ivc[lane].lo, ivc[lane].hi + 1):
+                x = base + o * v + w
+                if ovc[x].owner == NONE and ovc[x].occ < p.buf:
+                    ok = True
+                    break
+            if not ok:
+                continue
+            pri += INT_MIN
+        i, vc = k // v, k % v
         off = b.sa_off[node, i]
         old = sa_vc[i, o]
-        if old == NONE or (vc - off + v) % v < (old - off + v) % v:
+        if old == NONE or pri > sa_pri[i, o] or (pri == sa_pri[i, o] and (vc - off + v) % v < (old - off + v) % v):
             sa_vc[i, o] = vc
+            sa_pri[i, o] = pri
             any_req = True
     if not any_req:
         return
@@ -137,10 +167,10 @@ def _sa_evaluate(s, b, p, bp, base, pv, node):
         for o in range(ports):
             if sa_vc[i, o] != NONE:
                 in_req[i, in_n[i]] = o
-                b.in_pri[i, in_n[i]] = 0
+                b.in_pri[i, in_n[i]] = sa_pri[i, o]
                 in_n[i] += 1
                 out_req[o, out_n[o]] = i
-                b.out_pri[o, out_n[o]] = 0
+                b.out_pri[o, out_n[o]] = sa_pri[i, o]
                 out_n[o] += 1
     allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, ports, ports, b, b.sa_gptr, b.sa_aptr, b.sa_sc, b.sa_min, b.sa_mout,
              node)
@@ -149,6 +179,7 @@ def _sa_evaluate(s, b, p, bp, base, pv, node):
         if o != NONE:
             vc = sa_vc[i, o]
             ivc[base + i * v + vc].sa_grant = 1
+            ivc[base + i * v + vc].sa_spec = int(ivc[base + i * v + vc].queue == Q_VA)
             b.sa_off[node, i] = vc + 1 if vc + 1 < v else 0
 
 
@@ -179,10 +210,15 @@ def _sa_update(s, b, p, bp, t, base, pv, node):
     v, local = p.n_vcs, p.n_ports - 1
     for k in range(pv):
         lane = base + k
-        if ivc[lane].queue != Q_SA or ivc[lane].sa_grant == 0:
+        if ivc[lane].sa_grant == 0:
             continue
         ivc[lane].sa_grant = 0
+        if ivc[lane].sa_spec:  # kept only if VC allocation granted it in this same step, with room
+            ivc[lane].sa_spec = 0
+            if ivc[lane].state != VC_ACTIVE or ovc[inl[lane].out].occ >= p.buf:
+                continue
         pos = inl[lane].head
+        pri = b.pri_buf[lane, pos] + (1 if bp.priority == PRI_HOP_COUNT else 0)
         flit = in_buf[lane, pos]
         inl[lane].head = 0 if pos + 1 == p.buf else pos + 1
         inl[lane].len -= 1
@@ -201,7 +237,7 @@ def _sa_update(s, b, p, bp, t, base, pv, node):
         q = bnode[node].xb_head + bnode[node].xb_len
         if q >= bp.xb_cap:
             q -= bp.xb_cap
-        xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3] = flit, o, ivc[lane].ph, NONE
+        xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, ivc[lane].ph, NONE, pri
         bnode[node].xb_len += 1
         if k // v == local:  # the terminal applies the credit two cycles later
             slot = (t + 2) % bp.ring
@@ -238,7 +274,7 @@ def router_step(s, b, p, bp, topo, t, w, node):
             if ivc[base + k].queue == Q_ROUTE and ivc[base + k].stamp == NONE:
                 ivc[base + k].stamp = due
                 bnode[node].rt_due = due
-    _va_evaluate(b, p, bp, base, pv, node)
+    _va_evaluate(s, b, p, bp, base, pv, node)
     _sa_evaluate(s, b, p, bp, base, pv, node)
     n = bnode[node].xb_len
     h = bnode[node].xb_head
@@ -261,15 +297,14 @@ def router_step(s, b, p, bp, topo, t, w, node):
             inl[lane].out = o
             ivc[lane].va_grant = NONE
             ivc[lane].state = VC_ACTIVE
-            ivc[lane].queue = Q_SA
-            ivc[lane].sa_grant = 0
+            ivc[lane].queue = Q_SA  # with speculation its switch grant of this step stands (_sa_update)
     err = _sa_update(s, b, p, bp, t, base, pv, node)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         return err
     while bnode[node].xb_len > 0 and xb[node, bnode[node].xb_head, 3] == t:
         h = bnode[node].xb_head
-        flit, o, ph = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2]
+        flit, o, ph, pri = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2], xb[node, h, 4]
         bnode[node].xb_head = 0 if h + 1 == bp.xb_cap else h + 1
         bnode[node].xb_len -= 1
         f = node * ports + s.outl[o].port
@@ -279,7 +314,7 @@ def router_step(s, b, p, bp, topo, t, w, node):
         q = b.of_head[f] + b.of_len[f]
         if q >= bp.of_cap:
             q -= bp.of_cap
-        b.of[f, q, 0], b.of[f, q, 1], b.of[f, q, 2] = flit, o, ph
+        b.of[f, q, 0], b.of[f, q, 1], b.of[f, q, 2], b.of[f, q, 3] = flit, o, ph, pri
         b.of_len[f] += 1
     _write_outputs(s, b, p, bp, t, w, node)
     return ERR_OK
@@ -296,7 +331,7 @@ def _write_outputs(s, b, p, bp, t, w, node):
         if b.of_len[f] == 0:
             continue
         h = b.of_head[f]
-        flit, o, ph = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2]
+        flit, o, ph, pri = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2], b.of[f, h, 3]
         b.of_head[f] = 0 if h + 1 == bp.of_cap else h + 1
         b.of_len[f] -= 1
         s.node[node].flits -= 1
@@ -310,7 +345,8 @@ def _write_outputs(s, b, p, bp, t, w, node):
         else:
             slot = (t + bp.link + 1) % bp.ring
             k = b.ev_flit_n[slot]
-            b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1], b.ev_flit[slot, k, 2] = s.outl[o].down, flit, ph
+            b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1] = s.outl[o].down, flit
+            b.ev_flit[slot, k, 2], b.ev_flit[slot, k, 3] = ph, pri
             b.ev_flit_n[slot] = k + 1
             s.port[f].link_flits += 1
             s.ts_link[w] += 1

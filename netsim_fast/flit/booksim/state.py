@@ -30,6 +30,12 @@ NONE = -1
 VC_IDLE, VC_ROUTING, VC_VA, VC_ACTIVE = 0, 1, 2, 3
 # stage queue an input VC waits in
 Q_NONE, Q_ROUTE, Q_VA, Q_SA = 0, 1, 2, 3
+# priority schemes (BookSim2's ``priority``; ``class`` with one class is ``none``)
+PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COUNT = range(6)
+PRIORITIES = {"none": PRI_NONE, "class": PRI_NONE, "age": PRI_AGE, "network_age": PRI_NETWORK_AGE,
+              "local_age": PRI_LOCAL_AGE, "queue_length": PRI_QUEUE_LENGTH, "hop_count": PRI_HOP_COUNT}
+INT_MAX = (1 << 31) - 1
+INT_MIN = -(1 << 31)
 
 i4, i8 = np.int32, np.int64
 
@@ -43,6 +49,7 @@ BK_IVC = np.dtype([
     ("lo", i4),        # ... its VC range
     ("hi", i4),
     ("ph", i4),        # dateline partition the front head leaves with (torus dim_order)
+    ("sa_spec", i4),   # 1: this cycle's switch grant was speculative (the VC was still in VC allocation)
 ], align=True)
 
 BK_OVC = np.dtype([
@@ -81,16 +88,20 @@ class BkParams(NamedTuple):
     sa_iters: int
     sa_arb: int
     prio_empty: int       # vc_prioritize_empty
+    out_buf: int          # output_buffer_size: output FIFO flits that stop switch requests, -1 unbounded
+    spec: int             # speculative switch allocation
+    priority: int         # PRIORITIES code: where a flit's priority comes from
 
 
 class BkState(NamedTuple):
     ivc: np.ndarray        # BK_IVC[L]
     ph_buf: np.ndarray     # int8[L, B] partition of each buffered flit (parallel to FlitState.in_buf)
+    pri_buf: np.ndarray    # int64[L, B] priority of each buffered flit (docs/booksim-router.md 5.10)
     ovc: np.ndarray        # BK_OVC[L] buffer state of each output VC
     tvc: np.ndarray        # BK_OVC[N*V] terminal's buffer state of its router's injection VCs
     node: np.ndarray       # BK_NODE[N]
-    xb: np.ndarray         # int64[N, xb_cap, 4] crossbar queue: (flit, output VC lane, ph, stamp)
-    of: np.ndarray         # int64[N*P, of_cap, 3] output FIFOs: (flit, output VC lane, ph)
+    xb: np.ndarray         # int64[N, xb_cap, 5] crossbar queue: (flit, output VC lane, ph, stamp, priority)
+    of: np.ndarray         # int64[N*P, of_cap, 4] output FIFOs: (flit, output VC lane, ph, priority)
     of_head: np.ndarray    # int32[N*P]
     of_len: np.ndarray     # int32[N*P]
     sa_off: np.ndarray     # int32[N, P] switch round-robin offset of each crossbar input (5.9)
@@ -105,7 +116,7 @@ class BkState(NamedTuple):
     sa_sc: np.ndarray      # int64[N]
     sa_min: np.ndarray     # int8[N*P, P, P]
     sa_mout: np.ndarray    # int8[N*P, P, P]
-    ev_flit: np.ndarray    # int64[R, N*P+1, 3] (input lane, flit, ph) reaching a router at cycle % R
+    ev_flit: np.ndarray    # int64[R, N*P+1, 4] (input lane, flit, ph, priority) reaching a router at cycle % R
     ev_flit_n: np.ndarray  # int32[R]
     ev_cred: np.ndarray    # int32[R, 2*N*P+1] output VC lanes whose credit is applied at cycle % R
     ev_cred_n: np.ndarray  # int32[R]
@@ -132,6 +143,7 @@ class BkState(NamedTuple):
     xgrant: np.ndarray     # int32[P*V] input matched to each output, NONE
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
     sa_vc: np.ndarray      # int32[P, P] VC kept for each (input port, output port) switch request
+    sa_pri: np.ndarray     # int64[P, P] ... and its priority
     route_out: np.ndarray  # int64[4] routing scratch: (port, vc_lo, vc_hi, partition)
     rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
 
@@ -165,14 +177,14 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
     node["last_vc"] = NONE
     node["cur_vc"] = NONE
     return BkState(
-        ivc=ivc, ph_buf=np.zeros((lanes, p.buf), np.int8), ovc=ovc, tvc=tvc, node=node,
-        xb=np.zeros((n, bp.xb_cap, 4), i8), of=np.zeros((n * ports, bp.of_cap, 3), i8),
+        ivc=ivc, ph_buf=np.zeros((lanes, p.buf), np.int8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
+        node=node, xb=np.zeros((n, bp.xb_cap, 5), i8), of=np.zeros((n * ports, bp.of_cap, 4), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.zeros((n, ports), i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),
         va_min=_matrices(n * pv if bp.va_arb else 0, pv), va_mout=_matrices(n * pv if bp.va_arb else 0, pv),
         sa_gptr=np.zeros((n, ports), i4), sa_aptr=np.zeros((n, ports), i4), sa_sc=np.zeros(n, i8),
         sa_min=_matrices(n * ports if bp.sa_arb else 0, ports), sa_mout=_matrices(n * ports if bp.sa_arb else 0, ports),
-        ev_flit=np.zeros((ring, n * ports + 1, 3), i8), ev_flit_n=np.zeros(ring, i4),
+        ev_flit=np.zeros((ring, n * ports + 1, 4), i8), ev_flit_n=np.zeros(ring, i4),
         ev_cred=np.zeros((ring, 2 * n * ports + 1), i4), ev_cred_n=np.zeros(ring, i4),
         ev_tcred=np.zeros((ring, n * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
         ev_del=np.zeros((ring, n + 1), i8), ev_del_n=np.zeros(ring, i4),
@@ -182,6 +194,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((ports, ports), NONE, i4),
+        sa_pri=np.zeros((ports, ports), i8),
         route_out=np.zeros(4, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

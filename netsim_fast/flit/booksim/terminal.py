@@ -18,7 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.flit.booksim.state import NONE
+from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE
 from netsim_fast.flit.eject import complete_phase, deliver
 from netsim_fast.flit.flits import make_flit
 from netsim_fast.flit.state import C_FLITS_IN, C_GLOBAL_PHASE, C_QUEUED, ERR_OK, SYNC_LOCAL, SYNC_NONE
@@ -96,6 +96,12 @@ def inject(s, b, p, bp, t, w):
         b.ev_flit[slot, k, 0] = (node * p.n_ports + p.n_ports - 1) * v + vc
         b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
         b.ev_flit[slot, k, 2] = 0
+        if bp.priority == PRI_AGE:
+            b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
+        elif bp.priority == PRI_NETWORK_AGE:
+            b.ev_flit[slot, k, 3] = INT_MAX - t
+        else:
+            b.ev_flit[slot, k, 3] = 0
         b.ev_flit_n[slot] = k + 1
         inj[node, 0].sent = seq + 1
         if seq + 1 == length:
