@@ -54,6 +54,13 @@ def test_case_f_two_cycle_crossbar_batches_flits():
     assert one_packet(0, 3, flits=4, st_prepare_delay=1, **MESH2) == (20, 24, 2)
 
 
+def test_lookahead_routing_takes_no_cycle_in_the_router():
+    # routing_delay 0: P = 2 per router (section 6); with speculation P = 1: 11 cycles (run)
+    assert one_packet(0, 3, routing_delay=0, **MESH2) == (14, 14, 2)
+    assert one_packet(0, 3, routing_delay=0, speculative=True, **MESH2) == (11, 11, 2)
+    assert one_packet(9, 6, routing_delay=0, topology="torus", k=4) == (4 + 3 * 2 + 2 * 3,) * 2 + (2,)
+
+
 def test_speculation_saves_one_cycle_per_router():
     # docs/booksim-router.md section 6: speculative=1 on case A's packet takes 14 cycles (run)
     assert one_packet(0, 3, speculative=True, **MESH2) == (14, 14, 2)
@@ -67,6 +74,8 @@ def test_speculation_saves_one_cycle_per_router():
     ("torus", 5, 0, 12, 2, {"st_prepare_delay": 1, "credit_delay": 3}),
     ("torus", 4, 0, 10, 1, {"use_noc_latency": False}),
     ("torus", 3, 2, 7, 4, {"routing_delay": 3, "st_final_delay": 2}),
+    ("torus", 5, 3, 21, 3, {"routing_delay": 0}),
+    ("mesh", 5, 24, 0, 6, {"routing_delay": 0, "st_prepare_delay": 2}),
 ])
 def test_zero_load_latency_is_section_6_formula(topology, k, src, dst, flits, kw):
     cfg = Config(router="booksim", topology=topology, k=k, **kw)
@@ -145,7 +154,7 @@ def test_islip_matches_reference_over_many_cycles():
     ({"alloc_iters": 2}, "alloc-iters.*ignores it.*islip\\(2\\)"),
     ({"arb_type": "matrix"}, "arb-type.*allocator's name"),
     ({"vc_alloc_delay": 2}, "vc-alloc-delay.*aborts"),
-    ({"routing_delay": 0}, "lookahead"),
+    ({"noq": True}, "noq"),
     ({"priority": "sequence"}, "priority.*not implemented"),
     ({"output_buffer_size": 0}, "output-buffer-size"),
     ({"input_speedup": 2}, "input-speedup"),

@@ -15,7 +15,7 @@ def _o(name: str, help: str):
     return typer.Option(name, rich_help_panel=_B, help=help)
 
 
-RoutingDelayOpt = Annotated[int, _o("--routing-delay", "Cycles of route computation (BookSim2 routing_delay; 0, lookahead, not yet).")]
+RoutingDelayOpt = Annotated[int, _o("--routing-delay", "Cycles of route computation (BookSim2 routing_delay; 0 = lookahead routing).")]
 VcAllocDelayOpt = Annotated[int, _o("--vc-alloc-delay", "Cycles of VC allocation (only 1 so far).")]
 SwAllocDelayOpt = Annotated[int, _o("--sw-alloc-delay", "Cycles of switch allocation (only 1 so far).")]
 StPrepareDelayOpt = Annotated[int, _o("--st-prepare-delay", "Crossbar cycles before the final stage (their sum with --st-final-delay is the crossbar time).")]
@@ -24,7 +24,7 @@ InputSpeedupOpt = Annotated[int, _o("--input-speedup", "Crossbar inputs per inpu
 OutputSpeedupOpt = Annotated[int, _o("--output-speedup", "Crossbar outputs per output port (only 1 so far).")]
 InternalSpeedupOpt = Annotated[float, _o("--internal-speedup", "Router steps per cycle (only 1.0 so far).")]
 OutputBufferSizeOpt = Annotated[int, _o("--output-buffer-size", "Output FIFO flits at which switch requests wait, -1 unbounded.")]
-NoqOpt = Annotated[bool, _o("--noq", "Next-hop output queueing (not yet).")]
+NoqOpt = Annotated[bool, _o("--noq", "Next-hop output queueing (not yet; refused).")]
 VcAllocatorOpt = Annotated[str, _o("--vc-allocator", "VC allocator: islip | separable_input_first | separable_output_first | wavefront | rr_wavefront | pim | loa | select | max_size; islip(N), pim(N), select(N) set iterations, separable_*(matrix) the arbiters.")]
 SwAllocatorOpt = Annotated[str, _o("--sw-allocator", "Switch allocator: as --vc-allocator.")]
 AllocItersOpt = Annotated[int, _o("--alloc-iters", "Only 1: BookSim2's IQ router ignores alloc_iters; give the iterations in the allocator name, islip(2).")]

@@ -94,8 +94,6 @@ def validate_booksim(cfg) -> None:
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
                   "radix-2 ring, netsim-fast one)")
     _require_int("routing-delay", cfg.routing_delay, 0, 1000, " cycles")
-    if cfg.routing_delay == 0:
-        raise bad("routing-delay", 0, f"(lookahead routing) {_NOT_YET}; allowed: >= 1 cycles")
     for name in ("vc_alloc_delay", "sw_alloc_delay"):
         _require_int(name.replace("_", "-"), getattr(cfg, name), 1, 1000, " cycles")
         _fixed(cfg, name, 1, " (BookSim2 aborts on multi-cycle allocation as soon as a request waits behind a batch)")

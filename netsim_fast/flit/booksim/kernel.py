@@ -35,7 +35,7 @@ def advance(s, b, p, bp, topo, t_end):
         if err != ERR_OK:
             return err
         release(s, p, t)
-        inject(s, b, p, bp, t, w)
+        inject(s, b, p, bp, topo, t, w)
         for node in range(p.n_nodes):
             if nodes[node].flits > 0:
                 err = router_step(s, b, p, bp, topo, t, w, node)

@@ -18,7 +18,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routing import dim_order
+from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_HOP_COUNT, PRI_LOCAL_AGE, PRI_NONE, PRI_QUEUE_LENGTH, Q_NONE, Q_ROUTE, Q_SA, Q_VA,
     VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
@@ -52,9 +52,12 @@ def read_inputs(s, b, p, bp, t, slot):
         if n == 0:
             inl[lane].last = t
         if ivc[lane].state == VC_IDLE:
-            ivc[lane].state = VC_ROUTING
-            ivc[lane].queue = Q_ROUTE
-            ivc[lane].stamp = NONE
+            if bp.routing_delay == 0:  # lookahead: the route came with the head; allocate now
+                _take_lookahead(b, lane, ph)
+            else:
+                ivc[lane].state = VC_ROUTING
+                ivc[lane].queue = Q_ROUTE
+                ivc[lane].stamp = NONE
         elif ivc[lane].state == VC_ACTIVE and n == 0:
             ivc[lane].queue = Q_SA
             ivc[lane].sa_grant = 0
@@ -66,6 +69,18 @@ def read_inputs(s, b, p, bp, t, slot):
             ovc[o].owner = NONE
     b.ev_cred_n[slot] = 0
     return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def _take_lookahead(b, lane, info):
+    """routing_delay 0: the head's route, computed one router ahead, is taken as it is and the
+    VC waits for an output VC (and, speculating, for the switch)."""
+    unpack_route(info, b.route_out)
+    ivc = b.ivc
+    ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = b.route_out[0], b.route_out[1], b.route_out[2], b.route_out[3]
+    ivc[lane].state = VC_VA
+    ivc[lane].queue = Q_VA
+    ivc[lane].va_grant = NONE
 
 
 @njit(**KERNEL_JIT)
@@ -195,7 +210,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         pos = inl[lane].head
         dst = pkts[in_buf[lane, pos] >> 32].dst
         dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, dst, k // p.n_vcs,
-                  b.ph_buf[lane, pos], p.n_ports, p.n_vcs, b.rng, out)
+                  b.ph_buf[lane, pos] & 0xFF, p.n_ports, p.n_vcs, b.rng, out)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].state = VC_VA
         ivc[lane].queue = Q_VA
@@ -204,7 +219,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
 
 
 @njit(**KERNEL_JIT)
-def _sa_update(s, b, p, bp, t, base, pv, node):
+def _sa_update(s, b, p, bp, topo, t, base, pv, node):
     """Granted VCs send their front flit into the crossbar; its credit goes upstream now."""
     ivc, ovc, inl, in_buf, pkts, bnode, xb = b.ivc, b.ovc, s.inl, s.in_buf, s.pkt, b.node, b.xb
     v, local = p.n_vcs, p.n_ports - 1
@@ -237,7 +252,16 @@ def _sa_update(s, b, p, bp, t, base, pv, node):
         q = bnode[node].xb_head + bnode[node].xb_len
         if q >= bp.xb_cap:
             q -= bp.xb_cap
-        xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, ivc[lane].ph, NONE, pri
+        info = ivc[lane].ph
+        if bp.routing_delay == 0 and (flit & 0xFFFFFFFF) < 2:  # the head's route at the next router
+            info = 0
+            port = ivc[lane].port
+            if port != local:
+                nxt, nin = topo.nbr[node, port], topo.nbr_in_port[node, port]
+                dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, nxt, pkts[flit >> 32].dst,
+                          nin, ivc[lane].ph, p.n_ports, v, b.rng, b.route_out)
+                info = pack_route(b.route_out)
+        xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
         bnode[node].xb_len += 1
         if k // v == local:  # the terminal applies the credit two cycles later
             slot = (t + 2) % bp.ring
@@ -252,11 +276,14 @@ def _sa_update(s, b, p, bp, t, base, pv, node):
             if tail:
                 ivc[lane].state = VC_IDLE
                 inl[lane].out = NONE
-        elif tail:  # the next packet's head: routed from the next cycle on
-            ivc[lane].state = VC_ROUTING
-            ivc[lane].queue = Q_ROUTE
-            ivc[lane].stamp = NONE
+        elif tail:  # the next packet's head: routed (or, lookahead, allocated) from the next cycle on
             inl[lane].out = NONE
+            if bp.routing_delay == 0:
+                _take_lookahead(b, lane, b.ph_buf[lane, inl[lane].head])
+            else:
+                ivc[lane].state = VC_ROUTING
+                ivc[lane].queue = Q_ROUTE
+                ivc[lane].stamp = NONE
     return ERR_OK
 
 
@@ -298,7 +325,7 @@ def router_step(s, b, p, bp, topo, t, w, node):
             ivc[lane].va_grant = NONE
             ivc[lane].state = VC_ACTIVE
             ivc[lane].queue = Q_SA  # with speculation its switch grant of this step stands (_sa_update)
-    err = _sa_update(s, b, p, bp, t, base, pv, node)
+    err = _sa_update(s, b, p, bp, topo, t, base, pv, node)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         return err

@@ -68,3 +68,18 @@ def dim_order(radix, coord, dim_port, port_dim, torus, node, dst, in_port, ph, n
         out[1], out[2] = 0, v - 1 - h
     else:
         out[1], out[2] = h, v - 1
+
+
+@njit(**KERNEL_JIT)
+def pack_route(out):
+    """A route ``(port, vc_lo, vc_hi, partition)`` as one int64 (lookahead routing carries it
+    with the head); 0 means no route (the next hop is the terminal)."""
+    return (np.int64(out[0]) + 1) << 8 | np.int64(out[1]) << 20 | np.int64(out[2]) << 32 | np.int64(out[3])
+
+
+@njit(**KERNEL_JIT)
+def unpack_route(info, out):
+    out[0] = ((info >> 8) & 0xFFF) - 1
+    out[1] = (info >> 20) & 0xFFF
+    out[2] = (info >> 32) & 0xFFF
+    out[3] = info & 0xFF

@@ -7,7 +7,8 @@ router adds lives here (docs/booksim-router.md, section 5):
 
 - per input VC (``ivc``): the pipeline state (idle, routing, VC allocation, active), the stage
   queue it waits in with its stamp, the route (port, VC range) and this cycle's grants; the
-  dateline partition of every buffered flit rides in ``ph_buf`` beside ``in_buf``;
+  dateline partition of every buffered flit (with ``routing_delay = 0``: its packed lookahead
+  route, routing.pack_route) rides in ``ph_buf`` beside ``in_buf``;
 - per output VC (``ovc``): BookSim2's buffer state of the downstream VC (flits outstanding,
   owner, "tail sent"); the local port's output VCs track the terminal's ejection buffer;
 - per terminal VC (``tvc``): the terminal's view of the router's injection-port VCs;
@@ -71,7 +72,7 @@ BK_NODE = np.dtype([
 class BkParams(NamedTuple):
     """The booksim router's scalar parameters (all int64 inside the kernel)."""
 
-    routing_delay: int    # R >= 1 (0, lookahead routing, is refused for now)
+    routing_delay: int    # R; 0 is lookahead routing (the route is computed one router ahead)
     xbar_delay: int       # X = st_prepare_delay + st_final_delay >= 1
     credit_delay: int     # Dc >= 0
     link: int             # d: router-to-router channel latency (1 mesh, 2 torus with use_noc_latency)
@@ -95,7 +96,7 @@ class BkParams(NamedTuple):
 
 class BkState(NamedTuple):
     ivc: np.ndarray        # BK_IVC[L]
-    ph_buf: np.ndarray     # int8[L, B] partition of each buffered flit (parallel to FlitState.in_buf)
+    ph_buf: np.ndarray     # int64[L, B] partition of each buffered flit, or its packed lookahead route (R = 0)
     pri_buf: np.ndarray    # int64[L, B] priority of each buffered flit (docs/booksim-router.md 5.10)
     ovc: np.ndarray        # BK_OVC[L] buffer state of each output VC
     tvc: np.ndarray        # BK_OVC[N*V] terminal's buffer state of its router's injection VCs
@@ -177,7 +178,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
     node["last_vc"] = NONE
     node["cur_vc"] = NONE
     return BkState(
-        ivc=ivc, ph_buf=np.zeros((lanes, p.buf), np.int8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
+        ivc=ivc, ph_buf=np.zeros((lanes, p.buf), i8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
         node=node, xb=np.zeros((n, bp.xb_cap, 5), i8), of=np.zeros((n * ports, bp.of_cap, 4), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.zeros((n, ports), i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),

@@ -18,6 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE
 from netsim_fast.flit.eject import complete_phase, deliver
 from netsim_fast.flit.flits import make_flit
@@ -46,7 +47,7 @@ def read_terminals(s, b, p, bp, t, w, slot):
 
 
 @njit(**KERNEL_JIT)
-def inject(s, b, p, bp, t, w):
+def inject(s, b, p, bp, topo, t, w):
     nodes, pkts, inj, tvc, bnode, cnt = s.node, s.pkt, s.inj, b.tvc, b.node, s.cnt
     v = p.n_vcs
     for node in range(p.n_nodes):
@@ -96,6 +97,10 @@ def inject(s, b, p, bp, t, w):
         b.ev_flit[slot, k, 0] = (node * p.n_ports + p.n_ports - 1) * v + vc
         b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
         b.ev_flit[slot, k, 2] = 0
+        if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
+            dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, pkts[pkt].dst,
+                      p.n_ports - 1, 0, p.n_ports, v, b.rng, b.route_out)
+            b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
         elif bp.priority == PRI_NETWORK_AGE:
