@@ -61,6 +61,12 @@ def test_lookahead_routing_takes_no_cycle_in_the_router():
     assert one_packet(9, 6, routing_delay=0, topology="torus", k=4) == (4 + 3 * 2 + 2 * 3,) * 2 + (2,)
 
 
+def test_held_switch_keeps_zero_load_timing():
+    # a held connection moves the body flits one per cycle, as switch allocation would alone
+    assert one_packet(0, 3, flits=4, hold_switch_for_packet=True, **MESH2) == (17, 20, 2)
+    assert one_packet(0, 3, flits=4, hold_switch_for_packet=True, vcs=2, buf=1, credit_delay=1, **MESH2) == (17, 35, 2)
+
+
 def test_speculation_saves_one_cycle_per_router():
     # docs/booksim-router.md section 6: speculative=1 on case A's packet takes 14 cycles (run)
     assert one_packet(0, 3, speculative=True, **MESH2) == (14, 14, 2)

@@ -35,7 +35,7 @@ UseNocLatencyOpt = Annotated[bool, _o("--use-noc-latency/--no-use-noc-latency", 
 WaitForTailCreditOpt = Annotated[bool, _o("--wait-for-tail-credit", "Free an output VC only once its tail's credit is back.")]
 VcBusyWhenFullOpt = Annotated[bool, _o("--vc-busy-when-full", "Do not request output VCs without a credit.")]
 VcPrioritizeEmptyOpt = Annotated[bool, _o("--vc-prioritize-empty", "Prefer empty output VCs (a priority: no effect under islip, as in BookSim2).")]
-HoldSwitchOpt = Annotated[bool, _o("--hold-switch-for-packet", "Keep a crossbar connection for a whole packet (not yet).")]
+HoldSwitchOpt = Annotated[bool, _o("--hold-switch-for-packet", "Keep a crossbar connection for a whole packet.")]
 
 
 def booksim_fields(**given) -> dict:

@@ -115,8 +115,7 @@ def validate_booksim(cfg) -> None:
                       "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
                       "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
                       "'separable_input_first(matrix)'")
-    for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0), ("noq", False),
-                          ("hold_switch_for_packet", False)):
+    for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0), ("noq", False)):
         _fixed(cfg, name, allowed)
     _require_int("output-buffer-size", cfg.output_buffer_size, -1, 1 << 16, " flits (-1 = unbounded)")
     if cfg.output_buffer_size == 0:

@@ -34,7 +34,7 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        xb_cap=topo.n_ports * (2 * x + 2), of_cap=4 * x + 4,
                        va_kind=KINDS[va], va_iters=va_iters, va_arb=ARBITERS[va_arb],
                        sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
-                       prio_empty=int(cfg.vc_prioritize_empty), out_buf=cfg.output_buffer_size,
+                       prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet), out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority])
 
 

@@ -18,11 +18,11 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
+from netsim_fast.flit.booksim.routing import dim_order
 from netsim_fast.flit.booksim.state import (
-    INT_MAX, INT_MIN, NONE, PRI_HOP_COUNT, PRI_LOCAL_AGE, PRI_NONE, PRI_QUEUE_LENGTH, Q_NONE, Q_ROUTE, Q_SA, Q_VA,
-    VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
+    INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
+from netsim_fast.flit.booksim.switch import hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
 
 
@@ -53,14 +53,17 @@ def read_inputs(s, b, p, bp, t, slot):
             inl[lane].last = t
         if ivc[lane].state == VC_IDLE:
             if bp.routing_delay == 0:  # lookahead: the route came with the head; allocate now
-                _take_lookahead(b, lane, ph)
+                take_lookahead(b, lane, ph)
             else:
                 ivc[lane].state = VC_ROUTING
                 ivc[lane].queue = Q_ROUTE
                 ivc[lane].stamp = NONE
         elif ivc[lane].state == VC_ACTIVE and n == 0:
-            ivc[lane].queue = Q_SA
             ivc[lane].sa_grant = 0
+            if b.hold_in[inl[lane].node, (lane // p.n_vcs) % p.n_ports] != NONE and ivc[lane].queue == Q_HOLD:
+                ivc[lane].stamp = NONE  # its connection is still held
+            else:
+                ivc[lane].queue = Q_SA
     b.ev_flit_n[slot] = 0
     for i in range(b.ev_cred_n[slot]):
         o = b.ev_cred[slot, i]
@@ -69,28 +72,6 @@ def read_inputs(s, b, p, bp, t, slot):
             ovc[o].owner = NONE
     b.ev_cred_n[slot] = 0
     return ERR_OK
-
-
-@njit(**KERNEL_JIT)
-def _take_lookahead(b, lane, info):
-    """routing_delay 0: the head's route, computed one router ahead, is taken as it is and the
-    VC waits for an output VC (and, speculating, for the switch)."""
-    unpack_route(info, b.route_out)
-    ivc = b.ivc
-    ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = b.route_out[0], b.route_out[1], b.route_out[2], b.route_out[3]
-    ivc[lane].state = VC_VA
-    ivc[lane].queue = Q_VA
-    ivc[lane].va_grant = NONE
-
-
-@njit(**KERNEL_JIT)
-def vc_pri(s, b, p, bp, lane):
-    """A VC's priority (5.10): 0, its FIFO length (queue_length) or its front flit's."""
-    if bp.priority == PRI_NONE:
-        return 0
-    if bp.priority == PRI_QUEUE_LENGTH:
-        return s.inl[lane].len
-    return b.pri_buf[lane, s.inl[lane].head]
 
 
 @njit(**KERNEL_JIT)
@@ -133,72 +114,6 @@ def _va_evaluate(s, b, p, bp, base, pv, node):
 
 
 @njit(**KERNEL_JIT)
-def _sa_evaluate(s, b, p, bp, base, pv, node):
-    """One switch request per (input port, output port): of the active VCs whose output VC has
-    room, the one nearest after the port's round-robin offset; one iSLIP matching of ports."""
-    ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
-    sa_pri = b.sa_pri
-    v, ports = p.n_vcs, p.n_ports
-    any_req = False
-    for i in range(ports):
-        in_n[i] = 0
-        out_n[i] = 0
-        for o in range(ports):
-            sa_vc[i, o] = NONE
-    for k in range(pv):
-        lane = base + k
-        q = ivc[lane].queue
-        if q != Q_SA and not (bp.spec and q == Q_VA):
-            continue
-        ivc[lane].sa_grant = 0
-        ivc[lane].sa_spec = 0
-        o = ivc[lane].port
-        if bp.out_buf >= 0 and b.of_len[node * ports + o] >= bp.out_buf:
-            continue  # the output FIFO is at its bound: no request
-        pri = vc_pri(s, b, p, bp, lane)
-        if q == Q_SA:
-            if ovc[inl[lane].out].occ >= p.buf:
-                continue  # the output VC is full: no request
-        else:  # speculative: only if some VC of the route is free and has a credit
-            ok = False
-            for w in range(ivc[lane].lo, ivc[lane].hi + 1):
-                x = base + o * v + w
-                if ovc[x].owner == NONE and ovc[x].occ < p.buf:
-                    ok = True
-                    break
-            if not ok:
-                continue
-            pri += INT_MIN
-        i, vc = k // v, k % v
-        off = b.sa_off[node, i]
-        old = sa_vc[i, o]
-        if old == NONE or pri > sa_pri[i, o] or (pri == sa_pri[i, o] and (vc - off + v) % v < (old - off + v) % v):
-            sa_vc[i, o] = vc
-            sa_pri[i, o] = pri
-            any_req = True
-    if not any_req:
-        return
-    for i in range(ports):
-        for o in range(ports):
-            if sa_vc[i, o] != NONE:
-                in_req[i, in_n[i]] = o
-                b.in_pri[i, in_n[i]] = sa_pri[i, o]
-                in_n[i] += 1
-                out_req[o, out_n[o]] = i
-                b.out_pri[o, out_n[o]] = sa_pri[i, o]
-                out_n[o] += 1
-    allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, ports, ports, b, b.sa_gptr, b.sa_aptr, b.sa_sc, b.sa_min, b.sa_mout,
-             node)
-    for i in range(ports):
-        o = b.match[i]
-        if o != NONE:
-            vc = sa_vc[i, o]
-            ivc[base + i * v + vc].sa_grant = 1
-            ivc[base + i * v + vc].sa_spec = int(ivc[base + i * v + vc].queue == Q_VA)
-            b.sa_off[node, i] = vc + 1 if vc + 1 < v else 0
-
-
-@njit(**KERNEL_JIT)
 def _route_update(s, b, p, bp, topo, t, base, pv):
     """The routing batch due now: each head gets its route and waits for an output VC."""
     ivc, inl, in_buf, pkts, out = b.ivc, s.inl, s.in_buf, s.pkt, b.route_out
@@ -219,75 +134,6 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
 
 
 @njit(**KERNEL_JIT)
-def _sa_update(s, b, p, bp, topo, t, base, pv, node):
-    """Granted VCs send their front flit into the crossbar; its credit goes upstream now."""
-    ivc, ovc, inl, in_buf, pkts, bnode, xb = b.ivc, b.ovc, s.inl, s.in_buf, s.pkt, b.node, b.xb
-    v, local = p.n_vcs, p.n_ports - 1
-    for k in range(pv):
-        lane = base + k
-        if ivc[lane].sa_grant == 0:
-            continue
-        ivc[lane].sa_grant = 0
-        if ivc[lane].sa_spec:  # kept only if VC allocation granted it in this same step, with room
-            ivc[lane].sa_spec = 0
-            if ivc[lane].state != VC_ACTIVE or ovc[inl[lane].out].occ >= p.buf:
-                continue
-        pos = inl[lane].head
-        pri = b.pri_buf[lane, pos] + (1 if bp.priority == PRI_HOP_COUNT else 0)
-        flit = in_buf[lane, pos]
-        inl[lane].head = 0 if pos + 1 == p.buf else pos + 1
-        inl[lane].len -= 1
-        inl[lane].last = t
-        o = inl[lane].out
-        ovc[o].occ += 1
-        tail = (flit & 1) == 1
-        if (flit & 0xFFFFFFFF) < 2 and ivc[lane].port != local:
-            pkts[flit >> 32].hops += 1
-        if tail:
-            ovc[o].tail_sent = 1
-            if not bp.wait_tail:
-                ovc[o].owner = NONE
-        if bnode[node].xb_len >= bp.xb_cap:
-            return ERR_OVERFLOW
-        q = bnode[node].xb_head + bnode[node].xb_len
-        if q >= bp.xb_cap:
-            q -= bp.xb_cap
-        info = ivc[lane].ph
-        if bp.routing_delay == 0 and (flit & 0xFFFFFFFF) < 2:  # the head's route at the next router
-            info = 0
-            port = ivc[lane].port
-            if port != local:
-                nxt, nin = topo.nbr[node, port], topo.nbr_in_port[node, port]
-                dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, nxt, pkts[flit >> 32].dst,
-                          nin, ivc[lane].ph, p.n_ports, v, b.rng, b.route_out)
-                info = pack_route(b.route_out)
-        xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
-        bnode[node].xb_len += 1
-        if k // v == local:  # the terminal applies the credit two cycles later
-            slot = (t + 2) % bp.ring
-            b.ev_tcred[slot, b.ev_tcred_n[slot]] = node * v + k % v
-            b.ev_tcred_n[slot] += 1
-        else:
-            slot = (t + bp.link + 1 + bp.credit_delay) % bp.ring
-            b.ev_cred[slot, b.ev_cred_n[slot]] = inl[lane].up
-            b.ev_cred_n[slot] += 1
-        if inl[lane].len == 0:
-            ivc[lane].queue = Q_NONE
-            if tail:
-                ivc[lane].state = VC_IDLE
-                inl[lane].out = NONE
-        elif tail:  # the next packet's head: routed (or, lookahead, allocated) from the next cycle on
-            inl[lane].out = NONE
-            if bp.routing_delay == 0:
-                _take_lookahead(b, lane, b.ph_buf[lane, inl[lane].head])
-            else:
-                ivc[lane].state = VC_ROUTING
-                ivc[lane].queue = Q_ROUTE
-                ivc[lane].stamp = NONE
-    return ERR_OK
-
-
-@njit(**KERNEL_JIT)
 def router_step(s, b, p, bp, topo, t, w, node):
     """Stages 2-12 of docs/booksim-router.md 5.4 at ``node``, then its write phase."""
     ivc, ovc, inl, bnode, xb = b.ivc, b.ovc, s.inl, b.node, b.xb
@@ -302,7 +148,9 @@ def router_step(s, b, p, bp, topo, t, w, node):
                 ivc[base + k].stamp = due
                 bnode[node].rt_due = due
     _va_evaluate(s, b, p, bp, base, pv, node)
-    _sa_evaluate(s, b, p, bp, base, pv, node)
+    if bp.hold:
+        hold_evaluate(s, b, p, base, pv)
+    sa_evaluate(s, b, p, bp, base, pv, node)
     n = bnode[node].xb_len
     h = bnode[node].xb_head
     if n > 0 and xb[node, h, 3] == NONE:  # no crossbar batch in flight: every waiting flit starts
@@ -325,7 +173,11 @@ def router_step(s, b, p, bp, topo, t, w, node):
             ivc[lane].va_grant = NONE
             ivc[lane].state = VC_ACTIVE
             ivc[lane].queue = Q_SA  # with speculation its switch grant of this step stands (_sa_update)
-    err = _sa_update(s, b, p, bp, topo, t, base, pv, node)
+    err = ERR_OK
+    if bp.hold:
+        err = hold_update(s, b, p, bp, topo, t, base, pv, node)
+    if err == ERR_OK:
+        err = sa_update(s, b, p, bp, topo, t, base, pv, node)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         return err

@@ -30,7 +30,7 @@ NONE = -1
 # input-VC pipeline states (docs/booksim-router.md 5.1)
 VC_IDLE, VC_ROUTING, VC_VA, VC_ACTIVE = 0, 1, 2, 3
 # stage queue an input VC waits in
-Q_NONE, Q_ROUTE, Q_VA, Q_SA = 0, 1, 2, 3
+Q_NONE, Q_ROUTE, Q_VA, Q_SA, Q_HOLD = 0, 1, 2, 3, 4
 # priority schemes (BookSim2's ``priority``; ``class`` with one class is ``none``)
 PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COUNT = range(6)
 PRIORITIES = {"none": PRI_NONE, "class": PRI_NONE, "age": PRI_AGE, "network_age": PRI_NETWORK_AGE,
@@ -43,7 +43,8 @@ i4, i8 = np.int32, np.int64
 BK_IVC = np.dtype([
     ("state", i4),     # VC_*
     ("queue", i4),     # Q_*
-    ("stamp", i8),     # cycle its stage batch completes, NONE while waiting (routing queue)
+    ("stamp", i8),     # routing queue: cycle its batch completes, NONE while waiting; held switch:
+                       # 1 kept / 0 not kept this cycle, NONE before its first evaluate
     ("va_grant", i4),  # output VC lane granted by this cycle's VC allocation, NONE if none
     ("sa_grant", i4),  # 1: this cycle's switch allocation granted it
     ("port", i4),      # routed output port of the front head
@@ -89,6 +90,7 @@ class BkParams(NamedTuple):
     sa_iters: int
     sa_arb: int
     prio_empty: int       # vc_prioritize_empty
+    hold: int             # hold_switch_for_packet
     out_buf: int          # output_buffer_size: output FIFO flits that stop switch requests, -1 unbounded
     spec: int             # speculative switch allocation
     priority: int         # PRIORITIES code: where a flit's priority comes from
@@ -106,6 +108,8 @@ class BkState(NamedTuple):
     of_head: np.ndarray    # int32[N*P]
     of_len: np.ndarray     # int32[N*P]
     sa_off: np.ndarray     # int32[N, P] switch round-robin offset of each crossbar input (5.9)
+    hold_in: np.ndarray    # int32[N, P] output port a held connection ties each input port to, NONE
+    hold_out: np.ndarray   # int32[N, P] input port holding each output port, NONE
     # allocator state per router (persistent): VC allocator (P*V x P*V), switch allocator (P x P)
     va_gptr: np.ndarray    # int32[N, P*V] grant / output-arbiter pointers
     va_aptr: np.ndarray    # int32[N, P*V] accept / input-arbiter / request pointers
@@ -181,6 +185,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         ivc=ivc, ph_buf=np.zeros((lanes, p.buf), i8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
         node=node, xb=np.zeros((n, bp.xb_cap, 5), i8), of=np.zeros((n * ports, bp.of_cap, 4), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.zeros((n, ports), i4),
+        hold_in=np.full((n, ports), NONE, i4), hold_out=np.full((n, ports), NONE, i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),
         va_min=_matrices(n * pv if bp.va_arb else 0, pv), va_mout=_matrices(n * pv if bp.va_arb else 0, pv),
         sa_gptr=np.zeros((n, ports), i4), sa_aptr=np.zeros((n, ports), i4), sa_sc=np.zeros(n, i8),
