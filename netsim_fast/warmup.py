@@ -58,7 +58,15 @@ def _bmg() -> None:
         route(20, 0, 13, name)
 
 
-KERNELS = {"flit": _flit, "capacity": _capacity, "packet": _packet, "gossip": _gossip, "logp": _logp, "bmg": _bmg}
+def _deadlock_check() -> None:
+    from netsim_fast.config import Config
+    from netsim_fast.deadlock_check import check_deadlock
+
+    check_deadlock(Config(topology="torus", k=3, routing="duato"))  # both passes of the walk
+
+
+KERNELS = {"flit": _flit, "capacity": _capacity, "packet": _packet, "gossip": _gossip, "logp": _logp, "bmg": _bmg,
+           "deadlock-check": _deadlock_check}
 
 
 def warmup(names=None) -> dict[str, float]:
