@@ -353,3 +353,38 @@ def test_a_results_table_with_a_damaged_metric_is_refused(tmp_path, capsys, cell
     (tmp_path / "results.csv").write_text("\n".join([columns, *rows]) + "\n")
     refused(["plot", tmp_path, "--out", tmp_path / "p.png"], capsys, "--y offered_load", needle)
     assert not (tmp_path / "p.png").exists()
+
+
+# -- the last gaps of the hardening audit -------------------------------------------------------
+
+
+def test_graph_seed_in_a_file_for_a_topology_that_is_not_random_is_refused(tmp_path, capsys):
+    path = tmp_path / "run.toml"
+    path.write_text('topology = "torus"\nk = 4\ngraph_seed = 5\ncycles = 10\n')
+    refused(["run", "--config", path], capsys, "--graph-seed 5", "rrg only")
+
+
+def test_model_rrg_alone_simulates_nothing_so_needs_no_run_memory(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["model", "rrg", "--nodes", "1000000", "--degree", "4", "--json"])
+    assert exit_.value.code == 0 and '"n_nodes": 1000000' in capsys.readouterr().out
+
+
+def test_a_release_cycle_no_run_could_reach_is_refused(tmp_path, capsys):
+    path = tmp_path / "m.txt"
+    path.write_text(f"0 1 {1 << 40}\n")
+    refused(["run", "--topology", "mesh", "--k", "4", "--pattern", "file", "--messages-file", path],
+            capsys, "release_cycle must be < 2^36")
+
+
+def test_an_edge_list_too_big_to_read_is_refused_before_reading(tmp_path, capsys):
+    path = tmp_path / "big.txt"
+    with open(path, "wb") as fh:
+        fh.truncate(1 << 31)  # sparse: 2 GiB of zeros, never read
+    refused(["run", "--topology", "edgelist", "--file", path, "--cycles", "10", "--memory-limit", "1000"], capsys,
+            "2,147,483,648 bytes", "--memory-limit (1,000 MiB)")
+
+
+def test_time_series_of_a_very_long_run_count_in_the_memory_estimate(capsys):
+    refused(["run", "--topology", "mesh", "--k", "4", "--rate", "0", "--cycles", str(10**12), "--window", "1",
+             "--memory-limit", "20000"], capsys, "needs about", "MiB")

@@ -49,15 +49,24 @@ def _ports(cfg) -> int:
     return 8  # an edge list is read later; its port table is counted once it is
 
 
+def _run_cycles(cfg) -> int:
+    """Cycles the run is known to last at most, for its time series (0 when only the workload knows)."""
+    if cfg.cycles is not None:
+        return cfg.cycles
+    if not _open_loop(cfg) or getattr(cfg, "batch", None):
+        return 0
+    if cfg.measurement == "booksim":
+        return cfg.max_samples * cfg.sample_period + cfg.drain
+    return cfg.warmup + cfg.measure + cfg.drain
+
+
 def _packets(cfg) -> int:
     """Packets the run creates: open-loop traffic over all its cycles, or the finite workload."""
     n = cfg.n_nodes or 0
     if getattr(cfg, "batch", None):
         return n * cfg.batch
     if cfg.engine == "flit" and _open_loop(cfg):
-        cycles = cfg.cycles if cfg.cycles is not None else cfg.warmup + cfg.measure + cfg.drain
-        if cfg.measurement == "booksim":
-            cycles = cfg.max_samples * cfg.sample_period + cfg.drain
+        cycles = _run_cycles(cfg)
         from netsim_fast.workloads.injection import mean_packet_flits
 
         return int(n * cfg.rate / max(mean_packet_flits(cfg), 1) * cycles) + 1024
@@ -111,6 +120,8 @@ def estimated_mib(cfg) -> float:
         per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
             + 4 * ring + (16 if cfg.check_invariants else 0)
         total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring))
+        # five int64 time series per window, in arrays that double as the run goes
+        total += 3 * 5 * 8 * (_run_cycles(cfg) // cfg.window + 2)
         if _open_loop(cfg) and not cfg.batch:
             total += _open_loop_packet_bytes(cfg, lanes)
         else:

@@ -64,7 +64,9 @@ class RrgModelConfig:
         """The ``run --engine packet`` configuration of graph 0 of the comparison."""
         return Config(topology="rrg", nodes=self.nodes, degree=self.degree, engine="packet",
                       pattern=self.pattern, messages=self.messages, policy=self.policy,
-                      path_choice=self.path_choice, seed=1 if self.seed is None else self.seed)
+                      path_choice=self.path_choice, seed=1 if self.seed is None else self.seed,
+                      # without --compare nothing is simulated, so no simulation's memory is at stake
+                      memory_limit=None if self.compare else 1 << 62)
 
 
 RrgModelConfig.__module__ = "netsim_fast.config"  # its public home, as for Config

@@ -167,9 +167,28 @@ def _check_circulant(cfg: TopologyFields) -> None:
         raise bad("jumps", cfg.jumps, f"the graph is disconnected (gcd of jumps and --nodes {cfg.nodes} is {g}); include a jump coprime to the size")
 
 
+EDGE_LIST_BYTES_PER_BYTE = 40  # reading holds each 'u v' line as a Python pair before the arrays
+
+
 def _check_edgelist(cfg: TopologyFields) -> None:
+    """The file must be given, and small enough to read: its size bounds the links, so a file
+    too big for memory is refused before a byte of it is read."""
+    import os
+
+    from netsim_fast.config.memory import MIB, available_mib
+
     if not cfg.file:
         raise bad("file", None, "--topology edgelist needs --file PATH (one 'u v' link per line)")
+    try:
+        size = os.path.getsize(cfg.file)
+    except OSError:
+        return  # missing or unreadable: the reader names it
+    limit = getattr(cfg, "memory_limit", None) or available_mib()
+    need = size * EDGE_LIST_BYTES_PER_BYTE / MIB
+    if limit is not None and need > limit:
+        raise bad("file", cfg.file, f"is {size:,} bytes; reading it needs about {need:,.0f} MiB, more than "
+                  f"{'--memory-limit' if getattr(cfg, 'memory_limit', None) else 'the memory available now'} "
+                  f"({limit:,} MiB)")
 
 
 _TOPOLOGY_CHECKS = {

@@ -36,6 +36,9 @@ class Messages(NamedTuple):
         return int(self.src.shape[0])
 
 
+MAX_RELEASE = 1 << 36
+
+
 def make_messages(src, dst, release_cycle=None) -> Messages:
     """Messages from array-likes, with dtypes fixed and the release cycle defaulting to 0."""
     src = np.ascontiguousarray(src, dtype=np.int32).ravel()
@@ -184,8 +187,9 @@ def read_messages(path: str | Path, n_nodes: int) -> Messages:
                               "enters the network, remove the line")
         if release < 0:
             raise ConfigError(f"{where}: release_cycle must be >= 0; found {release}")
-        if release >= 1 << 62:
-            raise ConfigError(f"{where}: release_cycle must be < 2^62; found {release}")
+        if release >= MAX_RELEASE:  # the engines step cycle by cycle: a later release is a run that never ends
+            raise ConfigError(f"{where}: release_cycle must be < 2^36 ({MAX_RELEASE:,} cycles; the engines "
+                              f"advance cycle by cycle); found {release}")
         rows.append((src, dst, release))
     if not rows:
         raise ConfigError(f"messages file {str(path)!r} holds no message")
