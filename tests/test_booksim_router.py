@@ -163,7 +163,8 @@ def test_islip_matches_reference_over_many_cycles():
     ({"noq": True}, "noq"),
     ({"priority": "sequence"}, "priority.*not implemented"),
     ({"output_buffer_size": 0}, "output-buffer-size"),
-    ({"input_speedup": 2}, "input-speedup"),
+    ({"input_speedup": 5}, "input-speedup.*at most --vcs 4"),
+    ({"internal_speedup": 2.0}, "internal-speedup"),
     ({"topology": "torus", "k": 4, "routing": "dor"}, "dim_order"),
     ({"topology": "hypercube", "k": None, "n": 3}, "mesh.*torus"),
 ])

@@ -115,8 +115,13 @@ def validate_booksim(cfg) -> None:
                       "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
                       "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
                       "'separable_input_first(matrix)'")
-    for name, allowed in (("input_speedup", 1), ("output_speedup", 1), ("internal_speedup", 1.0), ("noq", False)):
+    for name, allowed in (("internal_speedup", 1.0), ("noq", False)):
         _fixed(cfg, name, allowed)
+    for name in ("input_speedup", "output_speedup"):
+        _require_int(name.replace("_", "-"), getattr(cfg, name), 1, cfg.vcs, f" (at most --vcs {cfg.vcs})")
+    if cfg.output_speedup > cfg.input_speedup and "max_size" in cfg.sw_allocator:
+        raise bad("sw-allocator", cfg.sw_allocator, "max_size needs output_speedup <= input_speedup (with more "
+                                                    "crossbar outputs than inputs BookSim2 indexes out of range)")
     _require_int("output-buffer-size", cfg.output_buffer_size, -1, 1 << 16, " flits (-1 = unbounded)")
     if cfg.output_buffer_size == 0:
         raise bad("output-buffer-size", 0, "expected -1 (unbounded) or a bound >= 1 flit")

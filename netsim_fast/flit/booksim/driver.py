@@ -31,10 +31,12 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     return bs.BkParams(routing_delay=cfg.routing_delay, xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
                        torus=int(torus), wait_tail=int(cfg.wait_for_tail_credit),
                        busy_full=int(cfg.vc_busy_when_full), ring=bs.ring_size(link, cfg.credit_delay),
-                       xb_cap=topo.n_ports * (2 * x + 2), of_cap=4 * x + 4,
+                       xb_cap=topo.n_ports * max(cfg.input_speedup, cfg.output_speedup) * (2 * x + 2),
+                       of_cap=cfg.vcs * cfg.buf + 4 * x + 4,
                        va_kind=KINDS[va], va_iters=va_iters, va_arb=ARBITERS[va_arb],
                        sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
-                       prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet), out_buf=cfg.output_buffer_size,
+                       prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet),
+                       in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority])
 
 

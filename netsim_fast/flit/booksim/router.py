@@ -60,7 +60,7 @@ def read_inputs(s, b, p, bp, t, slot):
                 ivc[lane].stamp = NONE
         elif ivc[lane].state == VC_ACTIVE and n == 0:
             ivc[lane].sa_grant = 0
-            if b.hold_in[inl[lane].node, (lane // p.n_vcs) % p.n_ports] != NONE and ivc[lane].queue == Q_HOLD:
+            if ivc[lane].queue == Q_HOLD:
                 ivc[lane].stamp = NONE  # its connection is still held
             else:
                 ivc[lane].queue = Q_SA

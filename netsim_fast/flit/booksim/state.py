@@ -91,6 +91,8 @@ class BkParams(NamedTuple):
     sa_arb: int
     prio_empty: int       # vc_prioritize_empty
     hold: int             # hold_switch_for_packet
+    in_speedup: int       # IS: crossbar inputs per input port
+    out_speedup: int      # OS: crossbar outputs per output port
     out_buf: int          # output_buffer_size: output FIFO flits that stop switch requests, -1 unbounded
     spec: int             # speculative switch allocation
     priority: int         # PRIORITIES code: where a flit's priority comes from
@@ -107,17 +109,17 @@ class BkState(NamedTuple):
     of: np.ndarray         # int64[N*P, of_cap, 4] output FIFOs: (flit, output VC lane, ph, priority)
     of_head: np.ndarray    # int32[N*P]
     of_len: np.ndarray     # int32[N*P]
-    sa_off: np.ndarray     # int32[N, P] switch round-robin offset of each crossbar input (5.9)
-    hold_in: np.ndarray    # int32[N, P] output port a held connection ties each input port to, NONE
-    hold_out: np.ndarray   # int32[N, P] input port holding each output port, NONE
+    sa_off: np.ndarray     # int32[N, P*IS] switch round-robin offset of each crossbar input (5.9)
+    hold_in: np.ndarray    # int32[N, P*IS] crossbar output a held connection ties each crossbar input to, NONE
+    hold_out: np.ndarray   # int32[N, P*OS] crossbar input holding each crossbar output, NONE
     # allocator state per router (persistent): VC allocator (P*V x P*V), switch allocator (P x P)
     va_gptr: np.ndarray    # int32[N, P*V] grant / output-arbiter pointers
     va_aptr: np.ndarray    # int32[N, P*V] accept / input-arbiter / request pointers
     va_sc: np.ndarray      # int64[N] wavefront diagonal or max_size rotation
     va_min: np.ndarray     # int8[N*P*V, P*V, P*V] matrix input arbiters (empty unless matrix)
     va_mout: np.ndarray    # int8[N*P*V, P*V, P*V] matrix output arbiters
-    sa_gptr: np.ndarray    # int32[N, P]
-    sa_aptr: np.ndarray    # int32[N, P]
+    sa_gptr: np.ndarray    # int32[N, P*OS]
+    sa_aptr: np.ndarray    # int32[N, P*IS]
     sa_sc: np.ndarray      # int64[N]
     sa_min: np.ndarray     # int8[N*P, P, P]
     sa_mout: np.ndarray    # int8[N*P, P, P]
@@ -147,8 +149,8 @@ class BkState(NamedTuple):
     grant: np.ndarray      # int32[P*V] input granted by each output (iSLIP), NONE
     xgrant: np.ndarray     # int32[P*V] input matched to each output, NONE
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
-    sa_vc: np.ndarray      # int32[P, P] VC kept for each (input port, output port) switch request
-    sa_pri: np.ndarray     # int64[P, P] ... and its priority
+    sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request
+    sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
     route_out: np.ndarray  # int64[4] routing scratch: (port, vc_lo, vc_hi, partition)
     rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
 
@@ -166,6 +168,7 @@ def _matrices(count: int, size: int) -> np.ndarray:
 def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
     lanes, pv, ring = n * ports * v, ports * v, bp.ring
+    xi, xo = ports * bp.in_speedup, ports * bp.out_speedup  # crossbar inputs and outputs per router
 
     def rec(shape, dtype):
         return np.zeros(shape, dtype).view(np.recarray)
@@ -184,14 +187,14 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
     return BkState(
         ivc=ivc, ph_buf=np.zeros((lanes, p.buf), i8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
         node=node, xb=np.zeros((n, bp.xb_cap, 5), i8), of=np.zeros((n * ports, bp.of_cap, 4), i8),
-        of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.zeros((n, ports), i4),
-        hold_in=np.full((n, ports), NONE, i4), hold_out=np.full((n, ports), NONE, i4),
+        of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.tile(np.arange(xi, dtype=i4) % bp.in_speedup, (n, 1)),
+        hold_in=np.full((n, xi), NONE, i4), hold_out=np.full((n, xo), NONE, i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),
         va_min=_matrices(n * pv if bp.va_arb else 0, pv), va_mout=_matrices(n * pv if bp.va_arb else 0, pv),
-        sa_gptr=np.zeros((n, ports), i4), sa_aptr=np.zeros((n, ports), i4), sa_sc=np.zeros(n, i8),
-        sa_min=_matrices(n * ports if bp.sa_arb else 0, ports), sa_mout=_matrices(n * ports if bp.sa_arb else 0, ports),
+        sa_gptr=np.zeros((n, xo), i4), sa_aptr=np.zeros((n, xi), i4), sa_sc=np.zeros(n, i8),
+        sa_min=_matrices(n * xi if bp.sa_arb else 0, xo), sa_mout=_matrices(n * xo if bp.sa_arb else 0, xi),
         ev_flit=np.zeros((ring, n * ports + 1, 4), i8), ev_flit_n=np.zeros(ring, i4),
-        ev_cred=np.zeros((ring, 2 * n * ports + 1), i4), ev_cred_n=np.zeros(ring, i4),
+        ev_cred=np.zeros((ring, n * ports * (bp.in_speedup + 1) + 1), i4), ev_cred_n=np.zeros(ring, i4),
         ev_tcred=np.zeros((ring, n * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
         ev_del=np.zeros((ring, n + 1), i8), ev_del_n=np.zeros(ring, i4),
         in_req=np.zeros((pv, pv), i4), in_pri=np.zeros((pv, pv), i8), in_n=np.zeros(pv, i4),
@@ -199,8 +202,8 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         dense=np.zeros((pv, pv), np.int8), dpin=np.zeros((pv, pv), i8), dpout=np.zeros((pv, pv), i8),
         pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
-        xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((ports, ports), NONE, i4),
-        sa_pri=np.zeros((ports, ports), i8),
+        xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
+        sa_pri=np.zeros((xi, xo), i8),
         route_out=np.zeros(4, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

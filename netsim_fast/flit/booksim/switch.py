@@ -62,17 +62,22 @@ def vc_pri(s, b, p, bp, lane):
 
 @njit(**KERNEL_JIT)
 def sa_evaluate(s, b, p, bp, base, pv, node):
-    """One switch request per (input port, output port): of the active VCs whose output VC has
-    room, the one nearest after the port's round-robin offset; one iSLIP matching of ports."""
+    """One switch request per (crossbar input, crossbar output): of the VCs that may request,
+    the highest priority, then the one nearest after the crossbar input's round-robin offset;
+    one matching of crossbar inputs to outputs. VC ``vc`` of input port ``i`` uses crossbar
+    input ``i * IS + vc % IS``; input ``i`` reaches output ``o`` through crossbar output
+    ``o * OS + i % OS`` (IS, OS: input and output speedup)."""
     ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
     sa_pri = b.sa_pri
-    v, ports = p.n_vcs, p.n_ports
+    v, ports, ins, outs = p.n_vcs, p.n_ports, bp.in_speedup, bp.out_speedup
+    n_xi, n_xo = ports * ins, ports * outs
     any_req = False
-    for i in range(ports):
-        in_n[i] = 0
-        out_n[i] = 0
-        for o in range(ports):
-            sa_vc[i, o] = NONE
+    for xi in range(n_xi):
+        in_n[xi] = 0
+        for xo in range(n_xo):
+            sa_vc[xi, xo] = NONE
+    for xo in range(n_xo):
+        out_n[xo] = 0
     for k in range(pv):
         lane = base + k
         q = ivc[lane].queue
@@ -98,34 +103,36 @@ def sa_evaluate(s, b, p, bp, base, pv, node):
                 continue
             pri += INT_MIN
         i, vc = k // v, k % v
-        if b.hold_in[node, i] != NONE or b.hold_out[node, o] != NONE:
+        xi, xo = i * ins + vc % ins, o * outs + i % outs
+        if b.hold_in[node, xi] != NONE or b.hold_out[node, xo] != NONE:
             continue  # a held connection owns this crossbar input or output
-        off = b.sa_off[node, i]
-        old = sa_vc[i, o]
-        if old == NONE or pri > sa_pri[i, o] or (pri == sa_pri[i, o] and (vc - off + v) % v < (old - off + v) % v):
-            sa_vc[i, o] = vc
-            sa_pri[i, o] = pri
+        off = b.sa_off[node, xi]
+        old = sa_vc[xi, xo]
+        if old == NONE or pri > sa_pri[xi, xo] or (pri == sa_pri[xi, xo] and (vc - off + v) % v < (old - off + v) % v):
+            sa_vc[xi, xo] = vc
+            sa_pri[xi, xo] = pri
             any_req = True
     if not any_req:
         return
-    for i in range(ports):
-        for o in range(ports):
-            if sa_vc[i, o] != NONE:
-                in_req[i, in_n[i]] = o
-                b.in_pri[i, in_n[i]] = sa_pri[i, o]
-                in_n[i] += 1
-                out_req[o, out_n[o]] = i
-                b.out_pri[o, out_n[o]] = sa_pri[i, o]
-                out_n[o] += 1
-    allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, ports, ports, b, b.sa_gptr, b.sa_aptr, b.sa_sc, b.sa_min, b.sa_mout,
+    for xi in range(n_xi):
+        for xo in range(n_xo):
+            if sa_vc[xi, xo] != NONE:
+                in_req[xi, in_n[xi]] = xo
+                b.in_pri[xi, in_n[xi]] = sa_pri[xi, xo]
+                in_n[xi] += 1
+                out_req[xo, out_n[xo]] = xi
+                b.out_pri[xo, out_n[xo]] = sa_pri[xi, xo]
+                out_n[xo] += 1
+    allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, n_xi, n_xo, b, b.sa_gptr, b.sa_aptr, b.sa_sc, b.sa_min, b.sa_mout,
              node)
-    for i in range(ports):
-        o = b.match[i]
-        if o != NONE:
-            vc = sa_vc[i, o]
-            ivc[base + i * v + vc].sa_grant = 1
-            ivc[base + i * v + vc].sa_spec = int(ivc[base + i * v + vc].queue == Q_VA)
-            b.sa_off[node, i] = vc + 1 if vc + 1 < v else 0
+    for xi in range(n_xi):
+        xo = b.match[xi]
+        if xo != NONE:
+            vc = sa_vc[xi, xo]
+            lane = base + (xi // ins) * v + vc
+            ivc[lane].sa_grant = 1
+            ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
+            b.sa_off[node, xi] = (vc + ins) % v
 
 
 @njit(**KERNEL_JIT)
@@ -189,11 +196,13 @@ def _next_packet(s, b, bp, lane):
 
 
 @njit(**KERNEL_JIT)
-def _drop_hold(b, node, i):
-    o = b.hold_in[node, i]
-    if o != NONE:
-        b.hold_out[node, o] = NONE
-        b.hold_in[node, i] = NONE
+def _drop_hold(b, bp, node, k, v):
+    """Free the held connection of the crossbar input of VC index ``k``."""
+    xi = (k // v) * bp.in_speedup + (k % v) % bp.in_speedup
+    xo = b.hold_in[node, xi]
+    if xo != NONE:
+        b.hold_out[node, xo] = NONE
+        b.hold_in[node, xi] = NONE
 
 
 @njit(**KERNEL_JIT)
@@ -223,8 +232,9 @@ def sa_update(s, b, p, bp, topo, t, base, pv, node):
             _next_packet(s, b, bp, lane)
         elif bp.hold:  # the rest of the packet keeps this crossbar connection
             i = k // v
-            b.hold_in[node, i] = ivc[lane].port
-            b.hold_out[node, ivc[lane].port] = i
+            xi, xo = i * bp.in_speedup + (k % v) % bp.in_speedup, ivc[lane].port * bp.out_speedup + i % bp.out_speedup
+            b.hold_in[node, xi] = xo
+            b.hold_out[node, xo] = xi
             ivc[lane].queue = Q_HOLD
             ivc[lane].stamp = NONE
     return ERR_OK
@@ -249,11 +259,11 @@ def hold_update(s, b, p, bp, topo, t, base, pv, node):
         lane = base + k
         if ivc[lane].queue != Q_HOLD or ivc[lane].stamp == NONE:
             continue  # not held, or held only since this cycle's switch update
-        i, o = k // v, ivc[lane].port
+        o = ivc[lane].port
         kept = ivc[lane].stamp == 1 and (bp.out_buf < 0 or b.of_len[node * p.n_ports + o] < bp.out_buf)
         ivc[lane].stamp = NONE
         if not kept:
-            _drop_hold(b, node, i)
+            _drop_hold(b, bp, node, k, v)
             ivc[lane].queue = Q_SA
             ivc[lane].sa_grant = 0
             continue
@@ -262,7 +272,7 @@ def hold_update(s, b, p, bp, topo, t, base, pv, node):
             return ERR_OVERFLOW
         tail = (flit & 1) == 1
         if inl[lane].len == 0 or tail:
-            _drop_hold(b, node, i)
+            _drop_hold(b, bp, node, k, v)
             if inl[lane].len == 0:
                 ivc[lane].queue = Q_NONE
                 if tail:
