@@ -61,6 +61,7 @@ SRPF, LRPF and FIFO of sections III.A-C.
 from __future__ import annotations
 
 import numpy as np
+from numba import config as numba_config
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
@@ -82,16 +83,24 @@ _U1 = np.uint64(1)
 _U33 = np.uint64(64 - _TIE_BITS)
 
 
-@njit(**JIT)
-def _ctz(x):
-    """Index of the lowest set bit of a non-zero uint64 (one ``tzcnt``)."""
-    return np.int64(trailing_zeros(x))
+if numba_config.DISABLE_JIT:  # the intrinsics below exist only in compiled code
+    def _ctz(x):
+        """Index of the lowest set bit of a non-zero uint64."""
+        return (int(x) & -int(x)).bit_length() - 1
 
+    def _msb(x):
+        """Index of the highest set bit of a positive int64."""
+        return int(x).bit_length() - 1
+else:
+    @njit(**JIT)
+    def _ctz(x):
+        """Index of the lowest set bit of a non-zero uint64 (one ``tzcnt``)."""
+        return np.int64(trailing_zeros(x))
 
-@njit(**JIT)
-def _msb(x):
-    """Index of the highest set bit of a positive int64 (one ``lzcnt``, no branches)."""
-    return np.int64(63 - leading_zeros(np.uint64(x)))
+    @njit(**JIT)
+    def _msb(x):
+        """Index of the highest set bit of a positive int64 (one ``lzcnt``, no branches)."""
+        return np.int64(63 - leading_zeros(np.uint64(x)))
 
 
 @njit(**JIT)
