@@ -67,6 +67,13 @@ def test_held_switch_keeps_zero_load_timing():
     assert one_packet(0, 3, flits=4, hold_switch_for_packet=True, vcs=2, buf=1, credit_delay=1, **MESH2) == (17, 35, 2)
 
 
+def test_internal_speedup_runs_stages_twice_per_cycle():
+    # two internal steps: routing, VC and switch allocation and the crossbar of one cycle
+    # chain within it, so a head spends one cycle per router (4 + 3 + 2 * 2 on case A's route)
+    assert one_packet(0, 3, internal_speedup=2.0, **MESH2) == (11, 11, 2)  # BookSim2: 11 (run)
+    assert one_packet(0, 3, internal_speedup=1.5, **MESH2) == (14, 14, 2)  # 1, 2, 1, 2... steps; BookSim2: 14
+
+
 def test_speculation_saves_one_cycle_per_router():
     # docs/booksim-router.md section 6: speculative=1 on case A's packet takes 14 cycles (run)
     assert one_packet(0, 3, speculative=True, **MESH2) == (14, 14, 2)
@@ -164,7 +171,7 @@ def test_islip_matches_reference_over_many_cycles():
     ({"priority": "sequence"}, "priority.*not implemented"),
     ({"output_buffer_size": 0}, "output-buffer-size"),
     ({"input_speedup": 5}, "input-speedup.*at most --vcs 4"),
-    ({"internal_speedup": 2.0}, "internal-speedup"),
+    ({"internal_speedup": 0.5}, "internal-speedup"),
     ({"topology": "torus", "k": 4, "routing": "dor"}, "dim_order"),
     ({"topology": "hypercube", "k": None, "n": 3}, "mesh.*torus"),
 ])

@@ -115,8 +115,10 @@ def validate_booksim(cfg) -> None:
                       "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
                       "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
                       "'separable_input_first(matrix)'")
-    for name, allowed in (("internal_speedup", 1.0), ("noq", False)):
-        _fixed(cfg, name, allowed)
+    _fixed(cfg, "noq", False)
+    if not isinstance(cfg.internal_speedup, (int, float)) or not 1.0 <= cfg.internal_speedup <= 64:
+        raise bad("internal-speedup", cfg.internal_speedup, "expected 1.0 to 64 router steps per cycle (below 1.0 "
+                                                            f"{_NOT_YET})")
     for name in ("input_speedup", "output_speedup"):
         _require_int(name.replace("_", "-"), getattr(cfg, name), 1, cfg.vcs, f" (at most --vcs {cfg.vcs})")
     if cfg.output_speedup > cfg.input_speedup and "max_size" in cfg.sw_allocator:

@@ -36,7 +36,7 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        va_kind=KINDS[va], va_iters=va_iters, va_arb=ARBITERS[va_arb],
                        sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
                        prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet),
-                       in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
+                       internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority])
 
 
@@ -81,6 +81,12 @@ class BooksimWatchdog(Watchdog):
         returning = np.zeros(n_lanes, np.int64)
         for slot in range(b.ev_cred_n.shape[0]):
             np.add.at(returning, b.ev_cred[slot, : b.ev_cred_n[slot]], 1)
+        for c in np.nonzero(b.cq_len)[0]:  # credit messages still queued at their input port
+            for j in range(int(b.cq_len[c])):
+                msg = int(b.cq[c, (b.cq_head[c] + j) % b.cq.shape[1]])
+                for vc in range(V):
+                    if msg >> vc & 1 and inl[c * V + vc].up >= 0:
+                        returning[inl[c * V + vc].up] += 1
         graph = WaitForGraph(n_lanes)
 
         def holder(lane):

@@ -36,9 +36,12 @@ def advance(s, b, p, bp, topo, t_end):
             return err
         release(s, p, t)
         inject(s, b, p, bp, topo, t, w)
+        b.acc[0] += bp.internal_speedup
+        steps = int(b.acc[0])
+        b.acc[0] -= steps
         for node in range(p.n_nodes):
-            if nodes[node].flits > 0:
-                err = router_step(s, b, p, bp, topo, t, w, node)
+            if nodes[node].flits > 0 or b.node[node].credits_queued > 0:
+                err = router_step(s, b, p, bp, topo, t, w, node, steps)
                 if err != ERR_OK:
                     return err
         if (t + 1) % p.window == 0:

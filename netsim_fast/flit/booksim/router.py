@@ -134,8 +134,9 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
 
 
 @njit(**KERNEL_JIT)
-def router_step(s, b, p, bp, topo, t, w, node):
-    """Stages 2-12 of docs/booksim-router.md 5.4 at ``node``, then its write phase."""
+def _internal_step(s, b, p, bp, topo, t, node):
+    """Stages 2-12 of docs/booksim-router.md 5.4 at ``node`` (input queuing, stage 1, is
+    ``read_inputs``: a cycle's flits and credits are all in before its first internal step)."""
     ivc, ovc, inl, bnode, xb = b.ivc, b.ovc, s.inl, b.node, b.xb
     v, ports = p.n_vcs, p.n_ports
     pv = ports * v
@@ -195,6 +196,31 @@ def router_step(s, b, p, bp, topo, t, w, node):
             q -= bp.of_cap
         b.of[f, q, 0], b.of[f, q, 1], b.of[f, q, 2], b.of[f, q, 3] = flit, o, ph, pri
         b.of_len[f] += 1
+    # stage 12: this step's credits, one message per input port, join the port's credit FIFO
+    for port in range(ports):
+        msg = b.cmsg[node, port]
+        if msg != 0:
+            c = node * ports + port
+            if b.cq_len[c] >= b.cq.shape[1]:
+                s.cnt[C_ERR_CYCLE] = t
+                return ERR_OVERFLOW
+            q = b.cq_head[c] + b.cq_len[c]
+            if q >= b.cq.shape[1]:
+                q -= b.cq.shape[1]
+            b.cq[c, q] = msg
+            b.cq_len[c] += 1
+            bnode[node].credits_queued += 1
+            b.cmsg[node, port] = 0
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def router_step(s, b, p, bp, topo, t, w, node, steps):
+    """``steps`` internal steps of the router (internal_speedup), then its write phase."""
+    for _ in range(steps):
+        err = _internal_step(s, b, p, bp, topo, t, node)
+        if err != ERR_OK:
+            return err
     _write_outputs(s, b, p, bp, t, w, node)
     return ERR_OK
 
@@ -204,7 +230,25 @@ def _write_outputs(s, b, p, bp, t, w, node):
     """Write phase: each output port sends its FIFO's front flit. A network channel delivers it
     into the downstream VC ``d + 1`` cycles later; the ejection channel hands it to the terminal
     two cycles later, whose credit is back and usable ``2 + Dc`` cycles after that."""
-    ports, local = p.n_ports, p.n_ports - 1
+    ports, local, v = p.n_ports, p.n_ports - 1, p.n_vcs
+    for port in range(ports):  # one credit message per input port: every VC it lists
+        c = node * ports + port
+        if b.cq_len[c] == 0:
+            continue
+        msg = b.cq[c, b.cq_head[c]]
+        b.cq_head[c] = 0 if b.cq_head[c] + 1 == b.cq.shape[1] else b.cq_head[c] + 1
+        b.cq_len[c] -= 1
+        b.node[node].credits_queued -= 1
+        for vc in range(v):
+            if (msg >> vc) & 1:
+                if port == local:  # the terminal applies it two cycles later
+                    slot = (t + 2) % bp.ring
+                    b.ev_tcred[slot, b.ev_tcred_n[slot]] = node * v + vc
+                    b.ev_tcred_n[slot] += 1
+                else:
+                    slot = (t + bp.link + 1 + bp.credit_delay) % bp.ring
+                    b.ev_cred[slot, b.ev_cred_n[slot]] = s.inl[c * v + vc].up
+                    b.ev_cred_n[slot] += 1
     for port in range(ports):
         f = node * ports + port
         if b.of_len[f] == 0:

@@ -66,7 +66,7 @@ BK_NODE = np.dtype([
     ("xb_len", i4),
     ("last_vc", i4),    # terminal: last injection VC used (NONE at first)
     ("cur_vc", i4),     # terminal: VC of the packet being injected
-    ("active", i4),     # input VCs not idle, crossbar and output-FIFO flits: 0 = nothing to do
+    ("credits_queued", i4),  # credit messages waiting in the router's input-port credit FIFOs
 ], align=True)
 
 
@@ -91,6 +91,7 @@ class BkParams(NamedTuple):
     sa_arb: int
     prio_empty: int       # vc_prioritize_empty
     hold: int             # hold_switch_for_packet
+    internal_speedup: float  # router internal steps per cycle (an accumulator gives 1, 2, 1, 2... for 1.5)
     in_speedup: int       # IS: crossbar inputs per input port
     out_speedup: int      # OS: crossbar outputs per output port
     out_buf: int          # output_buffer_size: output FIFO flits that stop switch requests, -1 unbounded
@@ -110,6 +111,10 @@ class BkState(NamedTuple):
     of_head: np.ndarray    # int32[N*P]
     of_len: np.ndarray     # int32[N*P]
     sa_off: np.ndarray     # int32[N, P*IS] switch round-robin offset of each crossbar input (5.9)
+    cmsg: np.ndarray       # int64[N, P] VCs (bit mask) of each input port whose flit left in this internal step
+    cq: np.ndarray         # int64[N*P, V*B+2] credit message FIFO of each input port, one sent per cycle
+    cq_head: np.ndarray    # int32[N*P]
+    cq_len: np.ndarray     # int32[N*P]
     hold_in: np.ndarray    # int32[N, P*IS] crossbar output a held connection ties each crossbar input to, NONE
     hold_out: np.ndarray   # int32[N, P*OS] crossbar input holding each crossbar output, NONE
     # allocator state per router (persistent): VC allocator (P*V x P*V), switch allocator (P x P)
@@ -153,6 +158,7 @@ class BkState(NamedTuple):
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
     route_out: np.ndarray  # int64[4] routing scratch: (port, vc_lo, vc_hi, partition)
     rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
+    acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
 
 
 def ring_size(link: int, credit_delay: int) -> int:
@@ -188,6 +194,8 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         ivc=ivc, ph_buf=np.zeros((lanes, p.buf), i8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
         node=node, xb=np.zeros((n, bp.xb_cap, 5), i8), of=np.zeros((n * ports, bp.of_cap, 4), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.tile(np.arange(xi, dtype=i4) % bp.in_speedup, (n, 1)),
+        cmsg=np.zeros((n, ports), i8), cq=np.zeros((n * ports, v * p.buf + 2), i8),
+        cq_head=np.zeros(n * ports, i4), cq_len=np.zeros(n * ports, i4),
         hold_in=np.full((n, xi), NONE, i4), hold_out=np.full((n, xo), NONE, i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),
         va_min=_matrices(n * pv if bp.va_arb else 0, pv), va_mout=_matrices(n * pv if bp.va_arb else 0, pv),
@@ -205,5 +213,6 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8),
         route_out=np.zeros(4, i8),
+        acc=np.zeros(1),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

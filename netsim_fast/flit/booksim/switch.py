@@ -8,7 +8,7 @@
 - ``hold_evaluate``: with ``hold_switch_for_packet``, every VC holding a connection keeps it
   while its output VC has room;
 - ``hold_update`` and ``sa_update``: the VCs that won (or kept their connection) move their
-  front flit into the crossbar (``_send_front``: its credit goes upstream now, a head's
+  front flit into the crossbar (``_send_front``: its credit joins the port's credit message, a head's
   lookahead route is computed for the next router) and pass to their next stage: the next
   flit of the packet to the switch again (or, with ``hold_switch_for_packet``, through the held
   connection), the next packet's head to routing or, lookahead, to VC allocation.
@@ -171,14 +171,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
             info = pack_route(b.route_out)
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1
-    if k // v == local:  # the terminal applies the credit two cycles later
-        slot = (t + 2) % bp.ring
-        b.ev_tcred[slot, b.ev_tcred_n[slot]] = node * v + k % v
-        b.ev_tcred_n[slot] += 1
-    else:
-        slot = (t + bp.link + 1 + bp.credit_delay) % bp.ring
-        b.ev_cred[slot, b.ev_cred_n[slot]] = inl[lane].up
-        b.ev_cred_n[slot] += 1
+    b.cmsg[node, k // v] |= 1 << (k % v)  # the credit leaves with this step's message for the port
     return flit
 
 
