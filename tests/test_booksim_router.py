@@ -168,7 +168,7 @@ def test_islip_matches_reference_over_many_cycles():
     ({"arb_type": "matrix"}, "arb-type.*allocator's name"),
     ({"vc_alloc_delay": 2}, "vc-alloc-delay.*aborts"),
     ({"noq": True}, "noq"),
-    ({"priority": "sequence"}, "priority.*not implemented"),
+    ({"priority": "oldest"}, "priority.*choose one of"),
     ({"output_buffer_size": 0}, "output-buffer-size"),
     ({"input_speedup": 5}, "input-speedup.*at most --vcs 4"),
     ({"internal_speedup": 0.5}, "internal-speedup"),
@@ -199,3 +199,43 @@ def test_open_loop_run_has_the_same_summary_keys_as_iq():
     assert set(bk) == set(iq)
     assert bk["completed"] and not bk["deadlock"]
     assert bk["latency_mean"] > 4 + 3 * 3 + 6  # above the zero-load latency of the shortest route
+
+
+def test_watchdog_finds_the_knot_of_one_vc_torus_rings():
+    """With one VC both partitions of dim_order_torus share it: the rings deadlock, and the
+    booksim router's wait-for rules (flit/booksim/driver.py) prove the knot."""
+    from netsim_fast import simulate
+    from netsim_fast.errors import DeadlockError
+
+    common = dict(router="booksim", topology="torus", k=8, buf=2, packet_flits=8, pattern="uniform", rate=0.8,
+                  cycles=1500, deadlock_cycles=200, seed=2)
+    with pytest.raises(DeadlockError) as err:
+        simulate(Config(vcs=1, **common))
+    assert err.value.result.extras["deadlock_cycle"]
+    two = simulate(Config(vcs=2, **common))  # BookSim2's split: congested, but no knot
+    assert not two["deadlock"]
+
+
+def test_retiring_packets_changes_no_booksim_result(monkeypatch):
+    from netsim_fast import simulate
+    from netsim_fast.flit import retire
+    from netsim_fast.summary_keys import WALL_CLOCK_KEYS
+
+    cfg = Config(router="booksim", topology="torus", k=4, vcs=4, buf=4, packet_flits=2, rate=0.5, warmup=300,
+                 measure=3000, seed=3, routing_delay=0, priority="age")
+
+    def summary():
+        return {k: v for k, v in simulate(cfg).items() if k not in WALL_CLOCK_KEYS and k != "estimated_mib"}
+
+    whole = summary()
+    shifts = []
+    real = retire.RetiredPackets.retire
+
+    def spy(self, state, upto=None):
+        shifts.append(real(self, state, upto))
+        return shifts[-1]
+
+    monkeypatch.setattr(retire, "RETIRE_AT", 256)
+    monkeypatch.setattr(retire.RetiredPackets, "retire", spy)
+    assert summary() == whole
+    assert sum(shifts) > 0

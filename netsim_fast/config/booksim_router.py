@@ -129,8 +129,7 @@ def validate_booksim(cfg) -> None:
         raise bad("output-buffer-size", 0, "expected -1 (unbounded) or a bound >= 1 flit")
     if cfg.priority not in PRIORITIES:
         raise bad("priority", cfg.priority, f"choose one of {', '.join(PRIORITIES)}")
-    if cfg.priority == "sequence":
-        raise bad("priority", cfg.priority, f"{_NOT_YET}; allowed: {', '.join(p for p in PRIORITIES if p != 'sequence')}")
+
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     if cfg.routing != "dim_order":

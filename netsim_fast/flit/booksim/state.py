@@ -32,9 +32,10 @@ VC_IDLE, VC_ROUTING, VC_VA, VC_ACTIVE = 0, 1, 2, 3
 # stage queue an input VC waits in
 Q_NONE, Q_ROUTE, Q_VA, Q_SA, Q_HOLD = 0, 1, 2, 3, 4
 # priority schemes (BookSim2's ``priority``; ``class`` with one class is ``none``)
-PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COUNT = range(6)
+PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COUNT, PRI_SEQUENCE = range(7)
 PRIORITIES = {"none": PRI_NONE, "class": PRI_NONE, "age": PRI_AGE, "network_age": PRI_NETWORK_AGE,
-              "local_age": PRI_LOCAL_AGE, "queue_length": PRI_QUEUE_LENGTH, "hop_count": PRI_HOP_COUNT}
+              "local_age": PRI_LOCAL_AGE, "queue_length": PRI_QUEUE_LENGTH, "hop_count": PRI_HOP_COUNT,
+              "sequence": PRI_SEQUENCE}
 INT_MAX = (1 << 31) - 1
 INT_MIN = -(1 << 31)
 
@@ -67,6 +68,8 @@ BK_NODE = np.dtype([
     ("last_vc", i4),    # terminal: last injection VC used (NONE at first)
     ("cur_vc", i4),     # terminal: VC of the packet being injected
     ("credits_queued", i4),  # credit messages waiting in the router's input-port credit FIFOs
+    ("seq_next", i8),   # terminal: packets bound so far (BookSim2's per-source sequence number)
+    ("cur_seq", i8),    # terminal: sequence number of the packet being injected
 ], align=True)
 
 

@@ -19,7 +19,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
-from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE
+from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
 from netsim_fast.flit.flits import make_flit
 from netsim_fast.flit.state import C_FLITS_IN, C_GLOBAL_PHASE, C_QUEUED, ERR_OK, SYNC_LOCAL, SYNC_NONE
@@ -75,6 +75,8 @@ def inject(s, b, p, bp, topo, t, w):
             tvc[x].tail_sent = 0
             bnode[node].last_vc = chosen
             bnode[node].cur_vc = chosen
+            bnode[node].cur_seq = bnode[node].seq_next
+            bnode[node].seq_next += 1
             inj[node, 0].pkt = head
             inj[node, 0].sent = 0
             nodes[node].queued -= 1
@@ -105,6 +107,8 @@ def inject(s, b, p, bp, topo, t, w):
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
         elif bp.priority == PRI_NETWORK_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - t
+        elif bp.priority == PRI_SEQUENCE:
+            b.ev_flit[slot, k, 3] = INT_MAX - bnode[node].cur_seq
         else:
             b.ev_flit[slot, k, 3] = 0
         b.ev_flit_n[slot] = k + 1
