@@ -125,8 +125,10 @@ def test_invalid_toml_names_the_file(tmp_path):
 
 def test_point_ids_ignore_seeds_spelling_and_order():
     a = Config(topology="torus", k=8, rate=0.2, seed=1)
-    b = Config(topology="torus", dims="8,8", rate=0.2, seed=99, graph_seed=5)
+    b = Config(topology="torus", dims="8,8", rate=0.2, seed=99)
     assert point_id(a) == point_id(b)
+    graph = dict(topology="rrg", nodes=16, degree=4, rate=0.2)
+    assert point_id(Config(**graph, seed=1)) == point_id(Config(**graph, seed=99, graph_seed=5))
     assert point_id(a) != point_id(a.replace(rate=0.3))
     forward = spec_from_dict({"base": {"k": 4}, "grid": {"rate": [0.1, 0.2], "routing": ["dor", "duato"]}})
     backward = spec_from_dict({"base": {"k": 4}, "grid": {"routing": ["duato", "dor"], "rate": [0.2, 0.1]}})
@@ -156,9 +158,13 @@ def test_seeds_come_from_base_seed_and_repeat_alone():
 
 
 def test_fixed_graph_seed_holds_the_graph_across_repeats():
-    spec = spec_from_dict({"base": {"k": 4}, "grid": {"rate": [0.1]}, "sweep": {"repeats": 2, "graph_seed": 5}})
+    spec = spec_from_dict({"base": {"topology": "rrg", "nodes": 16, "degree": 4}, "grid": {"rate": [0.1]},
+                           "sweep": {"repeats": 2, "graph_seed": 5}})
     cfgs = [spec.config_for(spec.points[0], r) for r in range(2)]
     assert [c.graph_seed for c in cfgs] == [5, 5] and cfgs[0].seed != cfgs[1].seed
+    # on a topology that is not random the graph seed has no meaning: it follows the seed
+    spec = spec_from_dict({"base": {"k": 4}, "grid": {"rate": [0.1]}, "sweep": {"repeats": 2, "graph_seed": 5}})
+    assert all(c.graph_seed == c.seed for c in (spec.config_for(spec.points[0], r) for r in range(2)))
 
 
 @pytest.mark.parametrize("text,as_list,expected", [

@@ -86,7 +86,9 @@ class SweepSpec:
     def config_for(self, point: Point, repeat: int) -> Config:
         """The Config of ``point`` in repeat ``repeat`` (its derived seed, the graph seed)."""
         seed = self.seed_of(repeat)
-        return point.config.replace(seed=seed, graph_seed=seed if self.graph_seed is None else self.graph_seed)
+        random_graph = point.config.topology == "rrg"  # graph_seed means nothing elsewhere (Config refuses it)
+        fixed = self.graph_seed is not None and random_graph
+        return point.config.replace(seed=seed, graph_seed=self.graph_seed if fixed else seed)
 
     def tasks(self):
         """(point, repeat) pairs, repeat-major so that early rows cover the whole grid."""
