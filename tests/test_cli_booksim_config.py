@@ -1,4 +1,4 @@
-"""run --booksim-config FILE [--booksim-set key=value]: a BookSim2 file run end to end."""
+"""run --booksim-config FILE [key=value ...]: a BookSim2 file run end to end."""
 
 import json
 
@@ -29,7 +29,7 @@ def test_overrides_and_command_line_options_win_over_the_file():
     fields = booksim_config_fields(SMALL, ["injection_rate=0.02", "num_vcs=4;vc_buf_size=2"])
     assert fields["rate"] == 0.02 and fields["vcs"] == 4 and fields["buf"] == 2
     assert fields["router"] == "booksim" and fields["measurement"] == "booksim"
-    res = _run("--booksim-config", SMALL, "--booksim-set", "injection_rate=0.02", "--rate", "0.05", "--json", "--quiet",
+    res = _run("--booksim-config", SMALL, "injection_rate=0.02", "--rate", "0.05", "--json", "--quiet",
                "--save-config", "/dev/null")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["rate"] == 0.05
@@ -42,13 +42,13 @@ def test_size_mixes_become_packet_sizes():
 
 @pytest.mark.parametrize("args, words", [
     (["--booksim-config", SMALL, "--config", "x.toml"], ["--booksim-config", "give one of them"]),
-    (["--booksim-set", "k=4"], ["--booksim-set", "--booksim-config"]),
+    (["k=4"], ["--booksim-config", "'k=4'"]),
     (["--booksim-config", f"{CASES}/missing.cfg"], ["--booksim-config", "no such file"]),
-    (["--booksim-config", SMALL, "--booksim-set", "sim_count=2"], ["sim_count", "--seeds"]),
-    (["--booksim-config", SMALL, "--booksim-set", "include_queuing=0"], ["include_queuing", "source queueing"]),
-    (["--booksim-config", SMALL, "--booksim-set", "perm_seed=3"], ["perm_seed", "seed"]),
-    (["--booksim-config", SMALL, "--booksim-set", "num_vcs"], ["--booksim-config", "key=value"]),
-    (["--booksim-config", SMALL, "--booksim-set", "topology=fly"], ["topology", "fly"]),
+    (["--booksim-config", SMALL, "sim_count=2"], ["sim_count", "--seeds"]),
+    (["--booksim-config", SMALL, "include_queuing=0"], ["include_queuing", "source queueing"]),
+    (["--booksim-config", SMALL, "perm_seed=3"], ["perm_seed", "seed"]),
+    (["--booksim-config", SMALL, "num_vcs"], ["--booksim-config", "key=value"]),
+    (["--booksim-config", SMALL, "topology=fly"], ["topology", "fly"]),
 ])
 def test_bad_booksim_runs_are_refused_in_one_line(args, words):
     res = _run(*args)
@@ -60,7 +60,7 @@ def test_bad_booksim_runs_are_refused_in_one_line(args, words):
 
 
 def test_output_only_keys_are_named_once_on_stderr():
-    res = _run("--booksim-config", SMALL, "--booksim-set", "print_csv_results=1", "--quiet", "--json")
+    res = _run("--booksim-config", SMALL, "print_csv_results=1", "--quiet", "--json")
     assert res.exit_code == 0, res.output
     notes = [line for line in res.stderr.splitlines() if line.startswith("note: BookSim2 output keys")]
     assert len(notes) == 1 and "print_csv_results" in notes[0]

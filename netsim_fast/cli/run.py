@@ -124,7 +124,7 @@ def run(
     memory_limit: Annotated[Optional[int], _opt("--memory-limit", panel=_M, help="MiB the run may need; a run estimated to need more is refused before it starts \\[default: the memory available now].")] = None,
     config: Annotated[Optional[str], _opt("--config", panel=_M, help="Read options from a TOML file (keys: the option names, e.g. packet_flits = 8); options given on the command line win.")] = None,
     booksim_config: Annotated[Optional[str], _opt("--booksim-config", panel=_M, help="Run a BookSim2 configuration file: the booksim router, BookSim2's defaults and its sampled measurement (docs/booksim-keys.md lists every key: supported, ignored or refused); options given on the command line win.")] = None,
-    booksim_set: Annotated[Optional[list[str]], _opt("--booksim-set", panel=_M, help="With --booksim-config: a key=value override as BookSim2 takes it after the file (repeatable).")] = None,
+    booksim_overrides: Annotated[Optional[list[str]], typer.Argument(metavar="[KEY=VALUE]...", show_default=False, help="With --booksim-config: BookSim2 key=value overrides, as BookSim2 takes them after its file (later ones win).")] = None,
     save_config: Annotated[Optional[str], _opt("--save-config", panel=_M, help="Write the resolved configuration (every option that applies to this run) as TOML, to repeat it with --config.")] = None,
 ) -> None:
     """Simulate one experiment and print its summary.
@@ -172,14 +172,15 @@ def run(
         raise bad("booksim-config", booksim_config, "reads a BookSim2 file; --config reads a netsim-fast TOML file; give one of them")
     if config is not None:
         fields = _with_file(ctx, fields, config)
-    if booksim_set and booksim_config is None:
+    if booksim_overrides and booksim_config is None:
         from netsim_fast.config import bad
 
-        raise bad("booksim-set", booksim_set[0], "overrides a key of --booksim-config FILE; give the file too")
+        raise bad("booksim-config", None, f"is needed for the BookSim2 override {booksim_overrides[0]!r} (run takes "
+                                          "key=value arguments only after --booksim-config FILE)")
     if booksim_config is not None:
         from netsim_fast.config.booksim_import import read_booksim_run
 
-        from_file, ignored = read_booksim_run(booksim_config, booksim_set or ())
+        from_file, ignored = read_booksim_run(booksim_config, booksim_overrides or ())
         if ignored:
             typer.echo(f"note: BookSim2 output keys not used by netsim-fast: {', '.join(ignored)}", err=True)
         fields = _with_file(ctx, fields, booksim_config, from_file)

@@ -1,4 +1,4 @@
-"""``run --booksim-config FILE [--booksim-set key=value ...]``: a BookSim2 run as ``Config`` fields.
+"""``run --booksim-config FILE [key=value ...]``: a BookSim2 run as ``Config`` fields.
 
 ``config/booksim_file.py`` reads the file and maps BookSim2's keys; this module reads the file
 from disk, lays the command-line overrides over it, and turns the mapped keys into ``Config``
