@@ -59,6 +59,8 @@ def test_lookahead_routing_takes_no_cycle_in_the_router():
     assert one_packet(0, 3, routing_delay=0, **MESH2) == (14, 14, 2)
     assert one_packet(0, 3, routing_delay=0, speculative=True, **MESH2) == (11, 11, 2)
     assert one_packet(9, 6, routing_delay=0, topology="torus", k=4) == (4 + 3 * 2 + 2 * 3,) * 2 + (2,)
+    # next-hop output queueing changes which VCs are used, not the timing of a lone packet
+    assert one_packet(0, 15, routing_delay=0, noq=True, vcs=10, topology="mesh", k=4) == (4 + 7 * 2 + 6 * 2,) * 2 + (6,)
 
 
 def test_held_switch_keeps_zero_load_timing():
@@ -167,7 +169,8 @@ def test_islip_matches_reference_over_many_cycles():
     ({"alloc_iters": 2}, "alloc-iters.*ignores it.*islip\\(2\\)"),
     ({"arb_type": "matrix"}, "arb-type.*allocator's name"),
     ({"vc_alloc_delay": 2}, "vc-alloc-delay.*aborts"),
-    ({"noq": True}, "noq"),
+    ({"noq": True}, "noq.*routing-delay 0"),
+    ({"noq": True, "routing_delay": 0, "vcs": 4}, "noq.*vcs >= the router's 5"),
     ({"priority": "oldest"}, "priority.*choose one of"),
     ({"output_buffer_size": 0}, "output-buffer-size"),
     ({"input_speedup": 5}, "input-speedup.*at most --vcs 4"),

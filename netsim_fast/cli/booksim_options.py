@@ -24,7 +24,7 @@ InputSpeedupOpt = Annotated[int, _o("--input-speedup", "Crossbar inputs per inpu
 OutputSpeedupOpt = Annotated[int, _o("--output-speedup", "Crossbar outputs per output port (1 to --vcs).")]
 InternalSpeedupOpt = Annotated[float, _o("--internal-speedup", "Router internal steps per cycle, 1.0 to 64 (1.5: 1, 2, 1, 2...).")]
 OutputBufferSizeOpt = Annotated[int, _o("--output-buffer-size", "Output FIFO flits at which switch requests wait, -1 unbounded.")]
-NoqOpt = Annotated[bool, _o("--noq", "Next-hop output queueing (not yet; refused).")]
+NoqOpt = Annotated[bool, _o("--noq", "Next-hop output queueing (needs --routing-delay 0 and --vcs >= 2n+1).")]
 VcAllocatorOpt = Annotated[str, _o("--vc-allocator", "VC allocator: islip | separable_input_first | separable_output_first | wavefront | rr_wavefront | pim | loa | select | max_size; islip(N), pim(N), select(N) set iterations, separable_*(matrix) the arbiters.")]
 SwAllocatorOpt = Annotated[str, _o("--sw-allocator", "Switch allocator: as --vc-allocator.")]
 AllocItersOpt = Annotated[int, _o("--alloc-iters", "Only 1: BookSim2's IQ router ignores alloc_iters; give the iterations in the allocator name, islip(2).")]

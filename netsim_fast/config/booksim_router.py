@@ -115,7 +115,13 @@ def validate_booksim(cfg) -> None:
                       "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
                       "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
                       "'separable_input_first(matrix)'")
-    _fixed(cfg, "noq", False)
+    if cfg.noq and cfg.routing_delay != 0:
+        raise bad("noq", "on", "next-hop output queueing needs lookahead routing: pass --routing-delay 0")
+    if cfg.noq and cfg.vcs < 2 * len(cfg.dims) + 1:
+        raise bad("noq", "on", f"next-hop output queueing needs --vcs >= the router's {2 * len(cfg.dims) + 1} outputs")
+    if cfg.noq and 2 in cfg.dims:
+        raise bad("noq", "on", "needs radix >= 3 (a radix-2 dimension has one port in netsim-fast, two in BookSim2, "
+                               "and noq slices the VCs by port number)")
     if not isinstance(cfg.internal_speedup, (int, float)) or not 1.0 <= cfg.internal_speedup <= 64:
         raise bad("internal-speedup", cfg.internal_speedup, "expected 1.0 to 64 router steps per cycle (below 1.0 "
                                                             f"{_NOT_YET})")

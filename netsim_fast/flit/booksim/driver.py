@@ -35,7 +35,7 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        of_cap=cfg.vcs * cfg.buf + 4 * x + 4,
                        va_kind=KINDS[va], va_iters=va_iters, va_arb=ARBITERS[va_arb],
                        sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
-                       prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet),
+                       prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet), noq=int(cfg.noq),
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority])
 

@@ -31,7 +31,7 @@ def advance(s, b, p, bp, topo, t_end):
         err = read_terminals(s, b, p, bp, t, w, slot)
         if err != ERR_OK:
             return err
-        err = read_inputs(s, b, p, bp, t, slot)
+        err = read_inputs(s, b, p, bp, topo, t, slot)
         if err != ERR_OK:
             return err
         release(s, p, t)

@@ -27,7 +27,7 @@ from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK,
 
 
 @njit(**KERNEL_JIT)
-def read_inputs(s, b, p, bp, t, slot):
+def read_inputs(s, b, p, bp, topo, t, slot):
     """Input queuing of every router: flits received this cycle join their VC; a head reaching
     an idle VC starts routing, a flit reaching the front of an empty active VC requests the
     switch; credits due this cycle free downstream slots (and, with wait_for_tail_credit, the VC)."""
@@ -53,7 +53,7 @@ def read_inputs(s, b, p, bp, t, slot):
             inl[lane].last = t
         if ivc[lane].state == VC_IDLE:
             if bp.routing_delay == 0:  # lookahead: the route came with the head; allocate now
-                take_lookahead(b, lane, ph)
+                take_lookahead(s, b, p, bp, topo, lane, ph)
             else:
                 ivc[lane].state = VC_ROUTING
                 ivc[lane].queue = Q_ROUTE

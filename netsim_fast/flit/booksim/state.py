@@ -53,6 +53,7 @@ BK_IVC = np.dtype([
     ("hi", i4),
     ("ph", i4),        # dateline partition the front head leaves with (torus dim_order)
     ("sa_spec", i4),   # 1: this cycle's switch grant was speculative (the VC was still in VC allocation)
+    ("noq", i8),       # noq: the front head's packed route at the next router (port and VC slice), 0 if none
 ], align=True)
 
 BK_OVC = np.dtype([
@@ -94,6 +95,7 @@ class BkParams(NamedTuple):
     sa_arb: int
     prio_empty: int       # vc_prioritize_empty
     hold: int             # hold_switch_for_packet
+    noq: int              # next-hop output queueing (needs routing_delay 0)
     internal_speedup: float  # router internal steps per cycle (an accumulator gives 1, 2, 1, 2... for 1.5)
     in_speedup: int       # IS: crossbar inputs per input port
     out_speedup: int      # OS: crossbar outputs per output port

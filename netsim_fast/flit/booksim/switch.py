@@ -39,12 +39,27 @@ def vc_pri(s, b, p, bp, lane):
 
 
 @njit(**KERNEL_JIT)
-def take_lookahead(b, lane, info):
+def take_lookahead(s, b, p, bp, topo, lane, info):
     """routing_delay 0: the head's route, computed one router ahead, is taken as it is and the
-    VC waits for an output VC (and, speculating, for the switch)."""
-    unpack_route(info, b.route_out)
+    VC waits for an output VC (and, speculating, for the switch). With noq (5.11) the route at
+    the next router is computed now too: the output VCs requested here are narrowed to the
+    slice of that route's range that belongs to the next router's output port, and that port
+    and slice become the head's route there."""
+    out = b.route_out
+    unpack_route(info, out)
     ivc = b.ivc
-    ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = b.route_out[0], b.route_out[1], b.route_out[2], b.route_out[3]
+    ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
+    ivc[lane].noq = 0
+    node = s.inl[lane].node
+    if bp.noq and out[0] != p.n_ports - 1:
+        nxt, nin = topo.nbr[node, out[0]], topo.nbr_in_port[node, out[0]]
+        dst = s.pkt[s.in_buf[lane, s.inl[lane].head] >> 32].dst
+        dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, nxt, dst, nin, out[3], p.n_ports,
+                  p.n_vcs, b.rng, out)
+        count = (out[2] - out[1] + 1) // p.n_ports
+        out[1], out[2] = out[1] + out[0] * count, out[1] + (out[0] + 1) * count - 1
+        ivc[lane].lo, ivc[lane].hi = out[1], out[2]
+        ivc[lane].noq = pack_route(out)
     ivc[lane].state = VC_VA
     ivc[lane].queue = Q_VA
     ivc[lane].va_grant = NONE
@@ -162,9 +177,9 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
         q -= bp.xb_cap
     info = ivc[lane].ph
     if bp.routing_delay == 0 and (flit & 0xFFFFFFFF) < 2:  # the head's route at the next router
-        info = 0
+        info = ivc[lane].noq  # noq: computed with the slice when the head began VC allocation
         port = ivc[lane].port
-        if port != local:
+        if port != local and not bp.noq:
             nxt, nin = topo.nbr[node, port], topo.nbr_in_port[node, port]
             dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, nxt, pkts[flit >> 32].dst,
                       nin, ivc[lane].ph, p.n_ports, v, b.rng, b.route_out)
@@ -176,12 +191,12 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
 
 
 @njit(**KERNEL_JIT)
-def _next_packet(s, b, bp, lane):
+def _next_packet(s, b, p, bp, topo, lane):
     """The tail left and the VC holds the next packet's head: routed (or, lookahead,
     allocated) from the next cycle on."""
     s.inl[lane].out = NONE
     if bp.routing_delay == 0:
-        take_lookahead(b, lane, b.ph_buf[lane, s.inl[lane].head])
+        take_lookahead(s, b, p, bp, topo, lane, b.ph_buf[lane, s.inl[lane].head])
     else:
         b.ivc[lane].state = VC_ROUTING
         b.ivc[lane].queue = Q_ROUTE
@@ -222,7 +237,7 @@ def sa_update(s, b, p, bp, topo, t, base, pv, node):
                 ivc[lane].state = VC_IDLE
                 inl[lane].out = NONE
         elif tail:
-            _next_packet(s, b, bp, lane)
+            _next_packet(s, b, p, bp, topo, lane)
         elif bp.hold:  # the rest of the packet keeps this crossbar connection
             i = k // v
             xi, xo = i * bp.in_speedup + (k % v) % bp.in_speedup, ivc[lane].port * bp.out_speedup + i % bp.out_speedup
@@ -272,5 +287,5 @@ def hold_update(s, b, p, bp, topo, t, base, pv, node):
                     ivc[lane].state = VC_IDLE
                     inl[lane].out = NONE
             else:
-                _next_packet(s, b, bp, lane)
+                _next_packet(s, b, p, bp, topo, lane)
     return ERR_OK

@@ -61,9 +61,15 @@ def inject(s, b, p, bp, topo, t, w):
                 if pkts[head].phase > allowed:
                     continue
             last = bnode[node].last_vc
+            lo, count = 0, v
+            if bp.noq:  # only the VCs of the slice of the first router's output port
+                dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, pkts[head].dst,
+                          p.n_ports - 1, 0, p.n_ports, v, b.rng, b.route_out)
+                count = v // p.n_ports
+                lo = b.route_out[0] * count
             chosen = NONE
-            for i in range(1, v + 1):
-                vc = (last + i) % v if last >= 0 else 0
+            for i in range(1, count + 1):
+                vc = lo + (last - lo + i) % count if lo <= last < lo + count else lo
                 x = node * v + vc
                 if tvc[x].owner == NONE and tvc[x].occ < p.buf:
                     chosen = vc
