@@ -22,6 +22,15 @@ def _flit() -> None:
     run_flit(cfg, build_topology(cfg))
 
 
+def _booksim() -> None:
+    from netsim_fast.config import Config
+    from netsim_fast.flit.run import run_flit
+    from netsim_fast.topologies import build_topology
+
+    cfg = Config(topology="torus", k=4, cycles=16, router="booksim")  # flit/booksim/: its own kernel
+    run_flit(cfg, build_topology(cfg))
+
+
 def _capacity() -> None:
     from netsim_fast.analytic.capacity import uniform_capacity
     from netsim_fast.topologies import torus
@@ -65,7 +74,7 @@ def _deadlock_check() -> None:
     check_deadlock(Config(topology="torus", k=3, routing="duato"))  # both passes of the walk
 
 
-KERNELS = {"flit": _flit, "capacity": _capacity, "packet": _packet, "gossip": _gossip, "logp": _logp, "bmg": _bmg,
+KERNELS = {"flit": _flit, "booksim": _booksim, "capacity": _capacity, "packet": _packet, "gossip": _gossip, "logp": _logp, "bmg": _bmg,
            "deadlock-check": _deadlock_check}
 
 
