@@ -152,7 +152,7 @@ def test_seeds_come_from_base_seed_and_repeat_alone():
         assert spec.seed_of(repeat) == derive_seed(42, repeat) == expected
         seeds = {spec.config_for(p, repeat).seed for p in spec.points}
         assert seeds == {expected}, "common random numbers: one seed per repeat across the grid"
-        assert {spec.config_for(p, repeat).graph_seed for p in spec.points} == {expected}
+        assert {spec.config_for(p, repeat).graph_seed for p in spec.points} == {None}  # a torus has no graph seed
     assert len({spec.seed_of(r) for r in range(3)}) == 3
     assert all(0 <= spec.seed_of(r) < 2**63 for r in range(3))
 
@@ -162,9 +162,9 @@ def test_fixed_graph_seed_holds_the_graph_across_repeats():
                            "sweep": {"repeats": 2, "graph_seed": 5}})
     cfgs = [spec.config_for(spec.points[0], r) for r in range(2)]
     assert [c.graph_seed for c in cfgs] == [5, 5] and cfgs[0].seed != cfgs[1].seed
-    # on a topology that is not random the graph seed has no meaning: it follows the seed
+    # on a topology that is not random there is no graph seed
     spec = spec_from_dict({"base": {"k": 4}, "grid": {"rate": [0.1]}, "sweep": {"repeats": 2, "graph_seed": 5}})
-    assert all(c.graph_seed == c.seed for c in (spec.config_for(spec.points[0], r) for r in range(2)))
+    assert all(c.graph_seed is None for c in (spec.config_for(spec.points[0], r) for r in range(2)))
 
 
 @pytest.mark.parametrize("text,as_list,expected", [

@@ -58,9 +58,12 @@ class RunControlFields:
 def _validate_seeds(cfg: RunControlFields) -> None:
     """``--seed``, and ``--graph-seed`` (a topology field) that defaults to it."""
     _require_int("seed", cfg.seed, 0, 2**63 - 1)
-    if cfg.topology != "rrg" and cfg.graph_seed not in (None, cfg.seed):  # a normalised Config carries the seed
-        raise bad("graph-seed", cfg.graph_seed, f"applies to --topology rrg only (the seed of the random graph); "
-                  f"--topology {cfg.topology} is not random")
+    if cfg.topology != "rrg":  # only a random graph has a seed of its own
+        if cfg.graph_seed not in (None, cfg.seed):  # (a Config normalised before 2026-11-26 carries the seed)
+            raise bad("graph-seed", cfg.graph_seed, f"applies to --topology rrg only (the seed of the random graph); "
+                      f"--topology {cfg.topology} is not random")
+        _set(cfg, "graph_seed", None)
+        return
     if cfg.graph_seed is None:
         _set(cfg, "graph_seed", cfg.seed)
     _require_int("graph-seed", cfg.graph_seed, 0, 2**63 - 1)

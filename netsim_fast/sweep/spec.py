@@ -88,7 +88,7 @@ class SweepSpec:
         seed = self.seed_of(repeat)
         random_graph = point.config.topology == "rrg"  # graph_seed means nothing elsewhere (Config refuses it)
         fixed = self.graph_seed is not None and random_graph
-        return point.config.replace(seed=seed, graph_seed=self.graph_seed if fixed else seed)
+        return point.config.replace(seed=seed, graph_seed=(self.graph_seed if fixed else seed) if random_graph else None)
 
     def tasks(self):
         """(point, repeat) pairs, repeat-major so that early rows cover the whole grid."""
