@@ -69,10 +69,11 @@ from netsim_fast._jit import JIT
 from netsim_fast.packet.pool import BG_CAP, BG_HEAD, BG_LEN, BG_OFF, RG_KEY, RG_PKT, grow_bag
 from netsim_fast.packet.rng import STREAM_SELECT, STREAM_TIE, draw_keyed, draw_keyed_below, stream_key
 from netsim_fast.packet.state import (
-    C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR, C_MAX_QUEUE, C_PENDING, C_POOL_TOP, C_QUEUED,
-    C_TS_LEN, LK_NODE, LK_TRANSIT, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK,
-    LQ_CLASSES, LQ_LEN, P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HOPS, PK_LEN, PK_PATH, POLICY_FIFO, POLICY_LRPF,
-    POLICY_RANDOM, POLICY_SRPF, TS_DELIVERED, TS_QUEUED, TS_SENT,
+    BL_FIRST, BL_LAST, BL_LEN, BL_NEW, C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR,
+    C_MAX_QUEUE, C_PENDING, C_POOL_TOP, C_QUEUED, C_TS_LEN, LK_NODE, LK_TRANSIT, LQ_CLASSES,
+    LQ_LEN, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK, P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HOPS,
+    PK_LEN, PK_NEXT, PK_PATH, PK_PREV, POLICY_FIFO, POLICY_LRPF, POLICY_RANDOM, POLICY_SRPF,
+    TS_DELIVERED, TS_QUEUED, TS_SENT,
 )
 
 # advance() return codes
@@ -81,6 +82,7 @@ RUNNING, DONE, ERR_DEADLOCK = 0, 1, 2
 _TIE_BITS = 31
 _U1 = np.uint64(1)
 _U33 = np.uint64(64 - _TIE_BITS)
+_U0 = np.uint64(0)
 
 
 if numba_config.DISABLE_JIT:  # the intrinsics below exist only in compiled code
@@ -172,6 +174,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     bag = st.bag
     ring = st.ring
     lq = st.lq
+    touched = st.touched
     link_sent = st.link_sent
     act_l1 = st.act_l1
     act_l2 = st.act_l2
@@ -200,6 +203,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
         n_pending = counters[C_PENDING]
         ptr = counters[C_INJ_PTR]
         n_enqueued = 0
+        n_touched = 0
         k = 0
         while True:
             if k < n_pending:
@@ -208,8 +212,8 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 if p == NONE:
                     continue  # delivered
                 at_tail = False
-                key = cycle << _TIE_BITS | np.int64(
-                    draw_keyed(tie_key, p, pkt[p, PK_HOPS]) >> _U33)
+                tie = draw_keyed(tie_key, p, pkt[p, PK_HOPS]) >> _U33
+                key = cycle << _TIE_BITS | np.int64(tie)
             else:
                 if ptr >= n_pkt:
                     break
@@ -218,41 +222,70 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     break
                 ptr += 1
                 at_tail = True
+                tie = _U0
                 key = cycle << _TIE_BITS
             hops = pkt[p, PK_HOPS]
             link = np.int64(pkt[p, PK_PATH + hops])
-            cls = 0
-            g = link
             if multi:
+                # a list per (link, class), linked through the packets' rows (state.py)
                 cls = np.int64(pkt[p, PK_LEN] - hops)
                 g = link * n_classes + cls
-            n = bag[g, BG_LEN]
-            if n == bag[g, BG_CAP]:
-                grow_bag(bag, ring, counters, C_POOL_TOP, g)
-            off = bag[g, BG_OFF]
-            mask = bag[g, BG_CAP] - 1
-            head = bag[g, BG_HEAD]
-            pos = n
-            if not at_tail:
-                # same-cycle arrivals sit at the tail: move those with a larger key back one
-                while pos > 0:
-                    j = off + ((head + pos - 1) & mask)
-                    kj = ring[j, RG_KEY]
-                    if kj < key or (kj == key and ring[j, RG_PKT] < p):
-                        break
-                    i = off + ((head + pos) & mask)
-                    ring[i, RG_KEY] = kj
-                    ring[i, RG_PKT] = ring[j, RG_PKT]
-                    pos -= 1
-            i = off + ((head + pos) & mask)
-            ring[i, RG_KEY] = key
-            ring[i, RG_PKT] = p
-            bag[g, BG_LEN] = n + 1
-            length = n + 1  # one bag per link: the bag is the queue
-            if multi:
+                a = np.int64(bag[g, BL_LAST])  # p goes after a
+                if not at_tail:
+                    m = bag[g, BL_NEW]
+                    if m == 0:
+                        touched[n_touched] = g
+                        n_touched += 1
+                    bag[g, BL_NEW] = m + 1
+                    # same-cycle arrivals sit at the tail: go back past those with a larger
+                    # key (their tie is recomputed: hops unchanged since they entered)
+                    while m > 0:
+                        tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
+                        if tq < tie or (tq == tie and a < p):
+                            break
+                        a = np.int64(pkt[a, PK_PREV])
+                        m -= 1
+                if a == NONE:
+                    nb = np.int64(bag[g, BL_FIRST])
+                    bag[g, BL_FIRST] = p
+                else:
+                    nb = np.int64(pkt[a, PK_NEXT])
+                    pkt[a, PK_NEXT] = p
+                pkt[p, PK_PREV] = a
+                pkt[p, PK_NEXT] = nb
+                if nb == NONE:
+                    bag[g, BL_LAST] = p
+                else:
+                    pkt[nb, PK_PREV] = p
+                bag[g, BL_LEN] += 1
                 length = lq[link, LQ_LEN] + 1
                 lq[link, LQ_LEN] = length
                 lq[link, LQ_CLASSES] |= np.int64(1) << cls
+            else:
+                g = link  # one ring per link: the bag is the queue
+                n = bag[g, BG_LEN]
+                if n == bag[g, BG_CAP]:
+                    grow_bag(bag, ring, counters, C_POOL_TOP, g)
+                off = bag[g, BG_OFF]
+                mask = bag[g, BG_CAP] - 1
+                head = bag[g, BG_HEAD]
+                pos = n
+                if not at_tail:
+                    # same-cycle arrivals sit at the tail: move those with a larger key back
+                    while pos > 0:
+                        j = off + ((head + pos - 1) & mask)
+                        kj = ring[j, RG_KEY]
+                        if kj < key or (kj == key and ring[j, RG_PKT] < p):
+                            break
+                        i = off + ((head + pos) & mask)
+                        ring[i, RG_KEY] = kj
+                        ring[i, RG_PKT] = ring[j, RG_PKT]
+                        pos -= 1
+                i = off + ((head + pos) & mask)
+                ring[i, RG_KEY] = key
+                ring[i, RG_PKT] = p
+                bag[g, BG_LEN] = n + 1
+                length = n + 1
             # mark the link active whether or not it was: two stores, no mispredicted branch
             w = link >> 6
             act_l1[w] |= _U1 << np.uint64(link & 63)
@@ -261,6 +294,8 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 max_queue = length
             n_enqueued += 1
         queued += n_enqueued
+        for i in range(n_touched):
+            bag[touched[i], BL_NEW] = 0
         counters[C_INJ_PTR] = ptr
         counters[C_PENDING] = 0
         ts[b, TS_QUEUED] = queued
@@ -305,10 +340,13 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                             g += _msb(lq[link, LQ_CLASSES])
                         elif policy == POLICY_RANDOM:
                             k = draw_keyed_below(select_key, link, cycle, bag[g, BG_LEN])
-                        off = bag[g, BG_OFF]
-                        mask = bag[g, BG_CAP] - 1
-                        head = bag[g, BG_HEAD]
-                        p = ring[off + ((head + k) & mask), RG_PKT]
+                        if multi:
+                            p = np.int64(bag[g, BL_FIRST])
+                        else:
+                            off = bag[g, BG_OFF]
+                            mask = bag[g, BG_CAP] - 1
+                            head = bag[g, BG_HEAD]
+                            p = ring[off + ((head + k) & mask), RG_PKT]
                         # bounded buffers: reserve a transit place downstream or idle
                         if capacity > 0:
                             hops = pkt[p, PK_HOPS]
@@ -317,15 +355,25 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                                 if lnk[nlink, LK_TRANSIT] >= capacity:
                                     continue
                                 lnk[nlink, LK_TRANSIT] += 1
-                        # remove entry k: shift the entries before it one place back
-                        n = bag[g, BG_LEN]
-                        for j in range(k, 0, -1):
-                            dst_i = off + ((head + j) & mask)
-                            src_i = off + ((head + j - 1) & mask)
-                            ring[dst_i, RG_KEY] = ring[src_i, RG_KEY]
-                            ring[dst_i, RG_PKT] = ring[src_i, RG_PKT]
-                        bag[g, BG_HEAD] = (head + 1) & mask
-                        bag[g, BG_LEN] = n - 1
+                        if multi:
+                            # unlink the first packet (the new first's PK_PREV is left stale:
+                            # it is read only for packets that entered in this cycle)
+                            nx = pkt[p, PK_NEXT]
+                            bag[g, BL_FIRST] = nx
+                            if nx == NONE:
+                                bag[g, BL_LAST] = NONE
+                            n = bag[g, BL_LEN]
+                            bag[g, BL_LEN] = n - 1
+                        else:
+                            # remove entry k: shift the entries before it one place back
+                            n = bag[g, BG_LEN]
+                            for j in range(k, 0, -1):
+                                dst_i = off + ((head + j) & mask)
+                                src_i = off + ((head + j - 1) & mask)
+                                ring[dst_i, RG_KEY] = ring[src_i, RG_KEY]
+                                ring[dst_i, RG_PKT] = ring[src_i, RG_PKT]
+                            bag[g, BG_HEAD] = (head + 1) & mask
+                            bag[g, BG_LEN] = n - 1
                         length = n - 1
                         if multi:
                             # clear the class bit iff its bag emptied (no branch)

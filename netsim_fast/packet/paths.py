@@ -15,7 +15,7 @@ from numba import njit
 
 from netsim_fast._jit import JIT
 from netsim_fast.packet.rng import STREAM_PATH, draw_below
-from netsim_fast.packet.state import NONE, PK_DST, PK_HOPS, PK_LEN, PK_PATH, PK_SRC
+from netsim_fast.packet.state import NONE, PK_HOPS, PK_LEN, PK_NEXT, PK_PATH, PK_PREV
 from netsim_fast.routing.table import _LOWBIT8, count_in_mask, first_in_mask, nth_in_mask
 
 PATH_FIXED, PATH_RANDOM = 0, 1
@@ -109,8 +109,8 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
             act_node[n_act] = src[p]
             act_dst[n_act] = dst[p]
             pkt[p, PK_HOPS] = 0
-            pkt[p, PK_DST] = dst[p]
-            pkt[p, PK_SRC] = src[p]
+            pkt[p, PK_NEXT] = NONE
+            pkt[p, PK_PREV] = NONE
             n_act += 1
         hop = 0
         while n_act > 0:
