@@ -54,6 +54,33 @@ def test_case_f_two_cycle_crossbar_batches_flits():
     assert one_packet(0, 3, flits=4, st_prepare_delay=1, **MESH2) == (20, 24, 2)
 
 
+def test_case_d_speculation_lookahead_and_slow_stages():
+    # docs/booksim-router.md section 12, case D: 2 flits, speculative, routing_delay 0,
+    # sw_alloc_delay 2, st_prepare_delay 1: P = 3; head 17 cycles, tail 19
+    kw = dict(speculative=True, routing_delay=0, sw_alloc_delay=2, st_prepare_delay=1)
+    assert one_packet(0, 3, flits=2, **kw, **MESH2) == (17, 19, 2)
+
+
+@pytest.mark.parametrize("kw,latency", [
+    ({"vc_alloc_delay": 2, "sw_alloc_delay": 2}, 23),
+    ({"speculative": True, "vc_alloc_delay": 2, "sw_alloc_delay": 2}, 23),  # every speculative grant dropped
+    ({"speculative": True, "sw_alloc_delay": 2}, 17),
+    ({"speculative": True}, 14),
+])
+def test_multi_cycle_allocation_at_zero_load(kw, latency):
+    # section 6, checked with BookSim2 on case A's packet
+    assert one_packet(0, 3, **kw, **MESH2) == (latency, latency, 2)
+
+
+def test_request_behind_a_multi_cycle_batch_is_where_booksim_aborts():
+    from netsim_fast import simulate
+    from netsim_fast.errors import SimulationError
+
+    with pytest.raises(SimulationError, match="BookSim2 would stop"):
+        simulate(Config(router="booksim", vc_alloc_delay=2, pattern="uniform-self", rate=0.3, packet_flits=1,
+                        warmup=100, measure=500, **MESH2))
+
+
 def test_lookahead_routing_takes_no_cycle_in_the_router():
     # routing_delay 0: P = 2 per router (section 6); with speculation P = 1: 11 cycles (run)
     assert one_packet(0, 3, routing_delay=0, **MESH2) == (14, 14, 2)
@@ -168,7 +195,7 @@ def test_islip_matches_reference_over_many_cycles():
     ({"sw_allocator": "bogus"}, "sw-allocator.*choose one of"),
     ({"alloc_iters": 2}, "alloc-iters.*ignores it.*islip\\(2\\)"),
     ({"arb_type": "matrix"}, "arb-type.*allocator's name"),
-    ({"vc_alloc_delay": 2}, "vc-alloc-delay.*aborts"),
+    ({"vc_alloc_delay": 2, "speculative": True}, "vc-alloc-delay.*assertion"),
     ({"noq": True}, "noq.*routing-delay 0"),
     ({"noq": True, "routing_delay": 0, "vcs": 4}, "noq.*vcs >= the router's 5"),
     ({"priority": "oldest"}, "priority.*choose one of"),

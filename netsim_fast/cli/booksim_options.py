@@ -16,8 +16,8 @@ def _o(name: str, help: str):
 
 
 RoutingDelayOpt = Annotated[int, _o("--routing-delay", "Cycles of route computation (BookSim2 routing_delay; 0 = lookahead routing).")]
-VcAllocDelayOpt = Annotated[int, _o("--vc-alloc-delay", "Cycles of VC allocation (only 1 so far).")]
-SwAllocDelayOpt = Annotated[int, _o("--sw-alloc-delay", "Cycles of switch allocation (only 1 so far).")]
+VcAllocDelayOpt = Annotated[int, _o("--vc-alloc-delay", "Cycles of VC allocation (>= 2: BookSim2 stops once a request waits behind a batch; so does this router).")]
+SwAllocDelayOpt = Annotated[int, _o("--sw-alloc-delay", "Cycles of switch allocation (as --vc-alloc-delay).")]
 StPrepareDelayOpt = Annotated[int, _o("--st-prepare-delay", "Crossbar cycles before the final stage (their sum with --st-final-delay is the crossbar time).")]
 StFinalDelayOpt = Annotated[int, _o("--st-final-delay", "Final crossbar cycles.")]
 InputSpeedupOpt = Annotated[int, _o("--input-speedup", "Crossbar inputs per input port (1 to --vcs).")]
@@ -30,7 +30,7 @@ SwAllocatorOpt = Annotated[str, _o("--sw-allocator", "Switch allocator: as --vc-
 AllocItersOpt = Annotated[int, _o("--alloc-iters", "Only 1: BookSim2's IQ router ignores alloc_iters; give the iterations in the allocator name, islip(2).")]
 ArbTypeOpt = Annotated[str, _o("--arb-type", "Only round_robin: BookSim2's IQ router ignores arb_type; give the arbiter in the name, separable_input_first(matrix).")]
 PriorityOpt = Annotated[str, _o("--priority", "Message priority: none | class | age | network_age | local_age | queue_length | hop_count | sequence.")]
-SpeculativeOpt = Annotated[bool, _o("--speculative", "Speculative switch allocation (with one-cycle VC and switch allocation).")]
+SpeculativeOpt = Annotated[bool, _o("--speculative", "Speculative switch allocation.")]
 UseNocLatencyOpt = Annotated[bool, _o("--use-noc-latency/--no-use-noc-latency", "BookSim2's channel latencies: torus links 2 cycles, mesh links 1 (off: all 1).")]
 WaitForTailCreditOpt = Annotated[bool, _o("--wait-for-tail-credit", "Free an output VC only once its tail's credit is back.")]
 VcBusyWhenFullOpt = Annotated[bool, _o("--vc-busy-when-full", "Do not request output VCs without a credit.")]

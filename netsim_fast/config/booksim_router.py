@@ -96,7 +96,10 @@ def validate_booksim(cfg) -> None:
     _require_int("routing-delay", cfg.routing_delay, 0, 1000, " cycles")
     for name in ("vc_alloc_delay", "sw_alloc_delay"):
         _require_int(name.replace("_", "-"), getattr(cfg, name), 1, 1000, " cycles")
-        _fixed(cfg, name, 1, " (BookSim2 aborts on multi-cycle allocation as soon as a request waits behind a batch)")
+    if cfg.speculative and cfg.sw_alloc_delay == 1 and cfg.vc_alloc_delay > 1:
+        raise bad("vc-alloc-delay", cfg.vc_alloc_delay, "with --speculative and --sw-alloc-delay 1 BookSim2 stops on an "
+                                                        "assertion at the first switch grant; allowed: 1, or a "
+                                                        "--sw-alloc-delay >= 2")
     for name in ("st_prepare_delay", "st_final_delay", "credit_delay"):
         _require_int(name.replace("_", "-"), getattr(cfg, name), 0, 1000, " cycles")
     if cfg.st_prepare_delay + cfg.st_final_delay < 1:

@@ -219,7 +219,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     run.extras["deadlock_last_move"] = watchdog.knot_last_move
     if err != fs.ERR_OK:
         run.stop_reason = "deadlock" if err == fs.ERR_DEADLOCK else "error"
-        run.error = describe_error(err, state, params, topo, watchdog.knot)
+        run.error = describe_error(err, state, params, topo, watchdog.knot) if driver is None else \
+            driver.describe(err, state) or describe_error(err, state, params, topo, watchdog.knot)
         if err == fs.ERR_DEADLOCK:
             raise DeadlockError(run.error, result=run)
         raise SimulationError(run.error)

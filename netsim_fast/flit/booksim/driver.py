@@ -28,7 +28,8 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
     x = cfg.st_prepare_delay + cfg.st_final_delay
-    return bs.BkParams(routing_delay=cfg.routing_delay, xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
+    return bs.BkParams(routing_delay=cfg.routing_delay, va_delay=cfg.vc_alloc_delay, sa_delay=cfg.sw_alloc_delay,
+                       xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
                        torus=int(torus), wait_tail=int(cfg.wait_for_tail_credit),
                        busy_full=int(cfg.vc_busy_when_full), ring=bs.ring_size(link, cfg.credit_delay),
                        xb_cap=topo.n_ports * max(cfg.input_speedup, cfg.output_speedup) * (2 * x + 2),
@@ -55,6 +56,17 @@ class BooksimDriver:
 
         for flits in (self.b.ev_flit[:, :, 1], self.b.ev_del, self.b.xb[:, :, 0], self.b.of[:, :, 0]):
             _shift_flits(flits, shift)
+
+    def describe(self, err: int, state) -> str | None:
+        """The sentence for this router's own error codes; None for the flit engine's."""
+        if err != bs.ERR_ABORT:
+            return None
+        from netsim_fast.flit import state as fs
+
+        return (f"BookSim2 would stop on an assertion here: at cycle {int(state.cnt[fs.C_ERR_CYCLE])} router "
+                f"{int(state.cnt[fs.C_ERR_LANE])} has a VC waiting behind a multi-cycle VC or switch allocation "
+                "batch (vc_alloc_delay or sw_alloc_delay >= 2 only work while no request waits behind a batch, "
+                "docs/booksim-router.md 5.4); use delays of 1 or a lower load")
 
     def watchdog(self, params) -> Watchdog:
         return BooksimWatchdog(params, self.b, self.bp)

@@ -23,6 +23,7 @@ from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
 from netsim_fast.flit.booksim.switch import hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri
+from netsim_fast.flit.booksim.state import ERR_ABORT
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
 
 
@@ -60,6 +61,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
                 ivc[lane].stamp = NONE
         elif ivc[lane].state == VC_ACTIVE and n == 0:
             ivc[lane].sa_grant = 0
+            ivc[lane].sa_stamp = NONE
             if ivc[lane].queue == Q_HOLD:
                 ivc[lane].stamp = NONE  # its connection is still held
             else:
@@ -75,13 +77,29 @@ def read_inputs(s, b, p, bp, topo, t, slot):
 
 
 @njit(**KERNEL_JIT)
-def _va_evaluate(s, b, p, bp, base, pv, node):
-    """Requests of every VC waiting for an output VC: each available VC of its route's range
-    (not full, with vc_busy_when_full), input-side priority the route's (0), lowered below every
-    other with vc_prioritize_empty when the VC holds flits downstream; output-side priority
-    the VC's (0 under priority none); one matching of input VCs to output VCs."""
+def _va_evaluate(s, b, p, bp, t, base, pv, node):
+    """A new VC-allocation batch when none is in flight: requests of every waiting VC, for each
+    available VC of its route's range (not full, with vc_busy_when_full), input-side priority
+    the route's (0), lowered below every other with vc_prioritize_empty when the VC holds flits
+    downstream, output-side priority the VC's; one matching of input VCs to output VCs, due
+    ``vc_alloc_delay - 1`` cycles later. When a multi-cycle batch is due, a grant whose output
+    VC was taken meanwhile is void, and a VC that began waiting behind the batch is where
+    BookSim2 aborts (5.4): ERR_ABORT."""
     ivc, ovc, in_req, in_n, out_req, out_n = b.ivc, b.ovc, b.in_req, b.in_n, b.out_req, b.out_n
     v = p.n_vcs
+    if b.node[node].va_due != NONE:
+        if b.node[node].va_due == t:
+            for k in range(pv):
+                lane = base + k
+                if ivc[lane].queue != Q_VA:
+                    continue
+                if ivc[lane].va_stamp == NONE:
+                    return ERR_ABORT
+                g = ivc[lane].va_grant
+                if g != NONE and (ovc[g].owner != NONE or (bp.busy_full and ovc[g].occ >= p.buf)):
+                    ivc[lane].va_grant = NONE
+        return ERR_OK
+    due = t + bp.va_delay - 1
     any_req = False
     for k in range(pv):
         in_n[k] = 0
@@ -91,6 +109,8 @@ def _va_evaluate(s, b, p, bp, base, pv, node):
         if ivc[lane].queue != Q_VA:
             continue
         ivc[lane].va_grant = NONE
+        ivc[lane].va_stamp = due
+        b.node[node].va_due = due
         first = ivc[lane].port * v
         for w in range(ivc[lane].lo, ivc[lane].hi + 1):
             o = first + w
@@ -106,11 +126,13 @@ def _va_evaluate(s, b, p, bp, base, pv, node):
             out_n[o] += 1
             any_req = True
     if not any_req:
-        return
+        return ERR_OK
     allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, b, b.va_gptr, b.va_aptr, b.va_sc, b.va_min, b.va_mout, node)
     for k in range(pv):
         if b.match[k] != NONE:
             ivc[base + k].va_grant = base + b.match[k]
+            ivc[base + k].va_step = b.step[0]
+    return ERR_OK
 
 
 @njit(**KERNEL_JIT)
@@ -131,6 +153,8 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         ivc[lane].queue = Q_VA
         ivc[lane].stamp = NONE
         ivc[lane].va_grant = NONE
+        ivc[lane].va_stamp = NONE
+        ivc[lane].sa_stamp = NONE
 
 
 @njit(**KERNEL_JIT)
@@ -148,10 +172,16 @@ def _internal_step(s, b, p, bp, topo, t, node):
             if ivc[base + k].queue == Q_ROUTE and ivc[base + k].stamp == NONE:
                 ivc[base + k].stamp = due
                 bnode[node].rt_due = due
-    _va_evaluate(s, b, p, bp, base, pv, node)
+    b.step[0] += 1  # this internal step: a speculative switch grant needs a VC grant of the same step
+    err = _va_evaluate(s, b, p, bp, t, base, pv, node)
     if bp.hold:
         hold_evaluate(s, b, p, base, pv)
-    sa_evaluate(s, b, p, bp, base, pv, node)
+    if err == ERR_OK:
+        err = sa_evaluate(s, b, p, bp, t, base, pv, node)
+    if err != ERR_OK:
+        s.cnt[C_ERR_CYCLE] = t
+        s.cnt[C_ERR_LANE] = node
+        return err
     n = bnode[node].xb_len
     h = bnode[node].xb_head
     if n > 0 and xb[node, h, 3] == NONE:  # no crossbar batch in flight: every waiting flit starts
@@ -164,16 +194,23 @@ def _internal_step(s, b, p, bp, topo, t, node):
     if bnode[node].rt_due == t:
         _route_update(s, b, p, bp, topo, t, base, pv)
         bnode[node].rt_due = NONE
-    for k in range(pv):
-        lane = base + k
-        if ivc[lane].queue == Q_VA and ivc[lane].va_grant != NONE:
-            o = ivc[lane].va_grant
-            ovc[o].owner = lane
-            ovc[o].tail_sent = 0
-            inl[lane].out = o
-            ivc[lane].va_grant = NONE
-            ivc[lane].state = VC_ACTIVE
-            ivc[lane].queue = Q_SA  # with speculation its switch grant of this step stands (_sa_update)
+    if bnode[node].va_due == t:
+        bnode[node].va_due = NONE
+        for k in range(pv):
+            lane = base + k
+            if ivc[lane].queue != Q_VA or ivc[lane].va_stamp != t:
+                continue
+            ivc[lane].va_stamp = NONE  # without a grant: waiting again
+            if ivc[lane].va_grant != NONE:
+                o = ivc[lane].va_grant
+                ovc[o].owner = lane
+                ovc[o].tail_sent = 0
+                inl[lane].out = o
+                ivc[lane].va_grant = NONE
+                ivc[lane].state = VC_ACTIVE
+                ivc[lane].queue = Q_SA  # speculating, it keeps its place (and stamp) in the switch queue
+                if not bp.spec:
+                    ivc[lane].sa_stamp = NONE
     err = ERR_OK
     if bp.hold:
         err = hold_update(s, b, p, bp, topo, t, base, pv, node)

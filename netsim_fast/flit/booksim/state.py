@@ -36,6 +36,7 @@ PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COU
 PRIORITIES = {"none": PRI_NONE, "class": PRI_NONE, "age": PRI_AGE, "network_age": PRI_NETWORK_AGE,
               "local_age": PRI_LOCAL_AGE, "queue_length": PRI_QUEUE_LENGTH, "hop_count": PRI_HOP_COUNT,
               "sequence": PRI_SEQUENCE}
+ERR_ABORT = 20  # a state in which BookSim2 stops on an assertion (multi-cycle allocation, 5.4)
 INT_MAX = (1 << 31) - 1
 INT_MIN = -(1 << 31)
 
@@ -53,6 +54,9 @@ BK_IVC = np.dtype([
     ("hi", i4),
     ("ph", i4),        # dateline partition the front head leaves with (torus dim_order)
     ("sa_spec", i4),   # 1: this cycle's switch grant was speculative (the VC was still in VC allocation)
+    ("va_stamp", i8),  # VC-allocation queue: cycle its batch is due, NONE while waiting
+    ("sa_stamp", i8),  # switch-allocation queue: the same
+    ("va_step", i8),   # internal step whose VC allocation granted ``va_grant``
     ("noq", i8),       # noq: the front head's packed route at the next router (port and VC slice), 0 if none
 ], align=True)
 
@@ -69,6 +73,8 @@ BK_NODE = np.dtype([
     ("last_vc", i4),    # terminal: last injection VC used (NONE at first)
     ("cur_vc", i4),     # terminal: VC of the packet being injected
     ("credits_queued", i4),  # credit messages waiting in the router's input-port credit FIFOs
+    ("va_due", i8),     # cycle the VC-allocation batch in flight is due, NONE if none
+    ("sa_due", i8),     # ... the switch-allocation batch
     ("seq_next", i8),   # terminal: packets bound so far (BookSim2's per-source sequence number)
     ("cur_seq", i8),    # terminal: sequence number of the packet being injected
 ], align=True)
@@ -78,6 +84,8 @@ class BkParams(NamedTuple):
     """The booksim router's scalar parameters (all int64 inside the kernel)."""
 
     routing_delay: int    # R; 0 is lookahead routing (the route is computed one router ahead)
+    va_delay: int         # vc_alloc_delay >= 1
+    sa_delay: int         # sw_alloc_delay >= 1
     xbar_delay: int       # X = st_prepare_delay + st_final_delay >= 1
     credit_delay: int     # Dc >= 0
     link: int             # d: router-to-router channel latency (1 mesh, 2 torus with use_noc_latency)
@@ -164,6 +172,7 @@ class BkState(NamedTuple):
     route_out: np.ndarray  # int64[4] routing scratch: (port, vc_lo, vc_hi, partition)
     rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
     acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
+    step: np.ndarray       # int64[1] internal steps run so far (a switch grant checks its VC grant's step)
 
 
 def ring_size(link: int, credit_delay: int) -> int:
@@ -185,7 +194,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         return np.zeros(shape, dtype).view(np.recarray)
 
     ivc = rec(lanes, BK_IVC)
-    for f in ("stamp", "va_grant", "port"):
+    for f in ("stamp", "va_grant", "port", "va_stamp", "sa_stamp", "va_step"):
         ivc[f] = NONE
     ovc = rec(lanes, BK_OVC)
     ovc["owner"] = NONE
@@ -193,6 +202,8 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
     tvc["owner"] = NONE
     node = rec(n, BK_NODE)
     node["rt_due"] = NONE
+    node["va_due"] = NONE
+    node["sa_due"] = NONE
     node["last_vc"] = NONE
     node["cur_vc"] = NONE
     return BkState(
@@ -218,6 +229,6 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8),
         route_out=np.zeros(4, i8),
-        acc=np.zeros(1),
+        acc=np.zeros(1), step=np.zeros(1, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

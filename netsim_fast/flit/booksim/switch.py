@@ -22,7 +22,7 @@ from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
-    INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
+    ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
     VC_IDLE, VC_ROUTING, VC_VA,
 )
 from netsim_fast.flit.state import ERR_OK, ERR_OVERFLOW
@@ -63,6 +63,8 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
     ivc[lane].state = VC_VA
     ivc[lane].queue = Q_VA
     ivc[lane].va_grant = NONE
+    ivc[lane].va_stamp = NONE
+    ivc[lane].sa_stamp = NONE
 
 
 @njit(**KERNEL_JIT)
@@ -76,16 +78,27 @@ def vc_pri(s, b, p, bp, lane):
 
 
 @njit(**KERNEL_JIT)
-def sa_evaluate(s, b, p, bp, base, pv, node):
-    """One switch request per (crossbar input, crossbar output): of the VCs that may request,
+def sa_evaluate(s, b, p, bp, t, base, pv, node):
+    """A new switch-allocation batch when none is in flight (due ``sw_alloc_delay - 1`` cycles
+    later): one request per (crossbar input, crossbar output): of the VCs that may request,
     the highest priority, then the one nearest after the crossbar input's round-robin offset;
     one matching of crossbar inputs to outputs. VC ``vc`` of input port ``i`` uses crossbar
     input ``i * IS + vc % IS``; input ``i`` reaches output ``o`` through crossbar output
-    ``o * OS + i % OS`` (IS, OS: input and output speedup)."""
+    ``o * OS + i % OS`` (IS, OS: input and output speedup). Grants due now are re-checked
+    (``_recheck``); a VC waiting behind a multi-cycle batch due now is where BookSim2 aborts."""
     ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
     sa_pri = b.sa_pri
     v, ports, ins, outs = p.n_vcs, p.n_ports, bp.in_speedup, bp.out_speedup
     n_xi, n_xo = ports * ins, ports * outs
+    if b.node[node].sa_due != NONE:  # a batch in flight: nothing new starts
+        if b.node[node].sa_due == t:
+            for k in range(pv):
+                q = ivc[base + k].queue
+                if (q == Q_SA or (bp.spec and q == Q_VA)) and ivc[base + k].sa_stamp == NONE:
+                    return ERR_ABORT
+            _recheck(s, b, p, t, base, pv)
+        return ERR_OK
+    due = t + bp.sa_delay - 1
     any_req = False
     for xi in range(n_xi):
         in_n[xi] = 0
@@ -100,6 +113,8 @@ def sa_evaluate(s, b, p, bp, base, pv, node):
             continue
         ivc[lane].sa_grant = 0
         ivc[lane].sa_spec = 0
+        ivc[lane].sa_stamp = due
+        b.node[node].sa_due = due
         o = ivc[lane].port
         if bp.out_buf >= 0 and b.of_len[node * ports + o] >= bp.out_buf:
             continue  # the output FIFO is at its bound: no request
@@ -128,7 +143,7 @@ def sa_evaluate(s, b, p, bp, base, pv, node):
             sa_pri[xi, xo] = pri
             any_req = True
     if not any_req:
-        return
+        return ERR_OK
     for xi in range(n_xi):
         for xo in range(n_xo):
             if sa_vc[xi, xo] != NONE:
@@ -148,6 +163,26 @@ def sa_evaluate(s, b, p, bp, base, pv, node):
             ivc[lane].sa_grant = 1
             ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
             b.sa_off[node, xi] = (vc + ins) % v
+    if due == t:
+        _recheck(s, b, p, t, base, pv)
+    return ERR_OK
+
+
+@njit(**KERNEL_JIT)
+def _recheck(s, b, p, t, base, pv):
+    """Grants due now (5.9): a speculative grant stands only if this step's VC allocation
+    granted the VC an output VC with room; an active VC's grant only if its output VC has room."""
+    ivc, ovc = b.ivc, b.ovc
+    for k in range(pv):
+        lane = base + k
+        if ivc[lane].sa_grant == 0 or ivc[lane].sa_stamp != t:
+            continue
+        if ivc[lane].state == VC_VA:
+            g = ivc[lane].va_grant
+            if g == NONE or ivc[lane].va_step != b.step[0] or ovc[g].occ >= p.buf:
+                ivc[lane].sa_grant = 0
+        elif ovc[s.inl[lane].out].occ >= p.buf:
+            ivc[lane].sa_grant = 0
 
 
 @njit(**KERNEL_JIT)
@@ -216,17 +251,23 @@ def _drop_hold(b, bp, node, k, v):
 @njit(**KERNEL_JIT)
 def sa_update(s, b, p, bp, topo, t, base, pv, node):
     """Granted VCs send their front flit into the crossbar and pass to their next stage."""
-    ivc, ovc, inl = b.ivc, b.ovc, s.inl
+    ivc, inl = b.ivc, s.inl
     v = p.n_vcs
+    if b.node[node].sa_due != t:
+        return ERR_OK
+    b.node[node].sa_due = NONE
     for k in range(pv):
         lane = base + k
+        q = ivc[lane].queue
+        if not (q == Q_SA or (bp.spec and q == Q_VA)) or ivc[lane].sa_stamp != t:
+            continue
+        ivc[lane].sa_stamp = NONE  # without a (surviving) grant: waiting again
         if ivc[lane].sa_grant == 0:
             continue
         ivc[lane].sa_grant = 0
-        if ivc[lane].sa_spec:  # kept only if VC allocation granted it in this same step, with room
-            ivc[lane].sa_spec = 0
-            if ivc[lane].state != VC_ACTIVE or ovc[inl[lane].out].occ >= p.buf:
-                continue
+        ivc[lane].sa_spec = 0
+        if ivc[lane].state != VC_ACTIVE:
+            return ERR_ABORT  # a switch grant for a VC without an output VC: BookSim2 asserts here
         flit = _send_front(s, b, p, bp, topo, t, lane, k, node)
         if flit < 0:
             return ERR_OVERFLOW
@@ -274,6 +315,7 @@ def hold_update(s, b, p, bp, topo, t, base, pv, node):
             _drop_hold(b, bp, node, k, v)
             ivc[lane].queue = Q_SA
             ivc[lane].sa_grant = 0
+            ivc[lane].sa_stamp = NONE
             continue
         flit = _send_front(s, b, p, bp, topo, t, lane, k, node)
         if flit < 0:
