@@ -60,7 +60,6 @@ OTHER_ROUTER_OPTIONS = {
     "inject_vcs": "a terminal uses every VC",
     "vc_alloc": "it reads --vc-allocator",
     "vc_realloc": "see --wait-for-tail-credit",
-    "check_invariants": "its invariant checks are not written yet",
 }
 _NOT_YET = "is not implemented in the booksim router yet"
 
@@ -120,8 +119,12 @@ def validate_booksim(cfg) -> None:
                       "'separable_input_first(matrix)'")
     if cfg.noq and cfg.routing_delay != 0:
         raise bad("noq", "on", "next-hop output queueing needs lookahead routing: pass --routing-delay 0")
-    if cfg.noq and cfg.vcs < 2 * len(cfg.dims) + 1:
-        raise bad("noq", "on", f"next-hop output queueing needs --vcs >= the router's {2 * len(cfg.dims) + 1} outputs")
+    ports = 2 * len(cfg.dims) + 1
+    need = 2 * ports - 1 if cfg.topology == "torus" else ports  # a slice per port of dim_order's VC range
+    if cfg.noq and cfg.vcs < need:
+        raise bad("noq", "on", f"next-hop output queueing needs --vcs >= {need} here (one VC per router output in "
+                               f"each range dim_order gives{', half of the VCs on a torus' if need > ports else ''}; "
+                               "BookSim2 stops on an assertion with fewer)")
     if cfg.noq and 2 in cfg.dims:
         raise bad("noq", "on", "needs radix >= 3 (a radix-2 dimension has one port in netsim-fast, two in BookSim2, "
                                "and noq slices the VCs by port number)")

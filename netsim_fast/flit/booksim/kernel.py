@@ -12,6 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.invariants import check_invariants
 from netsim_fast.flit.booksim.router import read_inputs, router_step
 from netsim_fast.flit.booksim.terminal import inject, read_terminals
 from netsim_fast.flit.kernel import WATCHDOG_PERIOD, _sample_window, _stop_rule_met, _watchdog
@@ -46,6 +47,10 @@ def advance(s, b, p, bp, topo, t_end):
                     return err
         if (t + 1) % p.window == 0:
             _sample_window(cnt, s.ts_in_flight, s.ts_queued, t, p.window)
+        if p.debug:
+            err = check_invariants(s, b, p, bp, t, b.dbg_held, b.dbg_terminal)
+            if err != ERR_OK:
+                return err
         if t % WATCHDOG_PERIOD == 0 and t > 0:
             err = _watchdog(s, p, t)
             if err != ERR_OK:

@@ -173,6 +173,8 @@ class BkState(NamedTuple):
     rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
     acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
     step: np.ndarray       # int64[1] internal steps run so far (a switch grant checks its VC grant's step)
+    dbg_held: np.ndarray   # int64[L] (--check-invariants, else empty) flits counted against each output VC
+    dbg_terminal: np.ndarray  # int64[N*V] (--check-invariants) ... against each terminal injection VC
 
 
 def ring_size(link: int, credit_delay: int) -> int:
@@ -229,6 +231,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8),
         route_out=np.zeros(4, i8),
-        acc=np.zeros(1), step=np.zeros(1, i8),
+        acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
+        dbg_terminal=np.zeros(n * v if p.debug else 0, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

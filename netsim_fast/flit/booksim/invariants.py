@@ -1,0 +1,90 @@
+"""Debug checks of the booksim router (``--check-invariants``), after every cycle.
+
+- flits: every flit injected is delivered, in an input VC, in a crossbar queue, in an output
+  FIFO, or on a channel (the flit rings, the deliveries ring);
+- credits, per output VC of a network port: the flits it counts as outstanding (BookSim2's
+  buffer state) are exactly those between it and its downstream VC: in this router's crossbar
+  queue and output FIFO, on the channel, in the downstream VC's FIFO, or gone from it with
+  their credit still queued at the downstream input port or on the credit channel. The same
+  for the ejection port (its terminal returns a credit per flit) and the terminal's view of
+  the injection VCs;
+- no input VC holds more than ``--buf`` flits.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLITS_IN, C_FLITS_OUT, ERR_CONSERVATION, ERR_CREDIT, \
+    ERR_OK, ERR_OVERFLOW
+
+
+@njit(**KERNEL_JIT)
+def check_invariants(s, b, p, bp, t, held, scratch):
+    """``held`` (int64[L]) and ``scratch`` (int64[N*V]) are work arrays."""
+    inl, ovc, outl = s.inl, b.ovc, s.outl
+    lanes = inl.shape[0]
+    v, ports = p.n_vcs, p.n_ports
+    held[:] = 0
+    scratch[:] = 0
+    buffered = 0
+    for lane in range(lanes):
+        if inl[lane].len > p.buf:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = lane
+            return ERR_OVERFLOW
+        buffered += inl[lane].len
+    # flits counted against each output VC (index = output VC lane), wherever they are now
+    for node in range(p.n_nodes):
+        for j in range(b.node[node].xb_len):
+            held[b.xb[node, (b.node[node].xb_head + j) % bp.xb_cap, 1]] += 1
+        buffered += b.node[node].xb_len
+    for f in range(b.of_len.shape[0]):
+        for j in range(b.of_len[f]):
+            held[b.of[f, (b.of_head[f] + j) % bp.of_cap, 1]] += 1
+        buffered += b.of_len[f]
+    on_links = 0
+    for slot in range(bp.ring):
+        on_links += b.ev_flit_n[slot] + b.ev_del_n[slot]
+        for i in range(b.ev_cred_n[slot]):
+            held[b.ev_cred[slot, i]] += 1
+        for i in range(b.ev_tcred_n[slot]):
+            scratch[b.ev_tcred[slot, i]] += 1
+        for i in range(b.ev_flit_n[slot]):
+            lane = b.ev_flit[slot, i, 0]
+            if (lane // v) % ports == ports - 1:
+                scratch[inl[lane].node * v + lane % v] += 1  # injected, not yet at the router
+            else:
+                held[inl[lane].up] += 1
+    # flits in a downstream VC, and flits gone from it whose credit waits at its input port
+    for lane in range(lanes):
+        port = (lane // v) % ports
+        node = inl[lane].node
+        n = inl[lane].len
+        c = node * ports + port
+        for j in range(b.cq_len[c]):
+            if (b.cq[c, (b.cq_head[c] + j) % b.cq.shape[1]] >> (lane % v)) & 1:
+                n += 1
+        if (b.cmsg[node, port] >> (lane % v)) & 1:
+            n += 1
+        if port == ports - 1:
+            scratch[node * v + lane % v] += n
+        elif inl[lane].up >= 0:
+            held[inl[lane].up] += n
+    for o in range(lanes):
+        if outl[o].port == ports - 1:
+            continue  # ejection: checked below through the deliveries
+        if outl[o].down >= 0 and held[o] != ovc[o].occ:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = o
+            return ERR_CREDIT
+    for x in range(scratch.shape[0]):
+        if scratch[x] != b.tvc[x].occ:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = ((x // v) * ports + ports - 1) * v + x % v
+            return ERR_CREDIT
+    if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
+        s.cnt[C_ERR_CYCLE] = t
+        return ERR_CONSERVATION
+    return ERR_OK
