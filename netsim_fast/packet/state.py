@@ -101,6 +101,7 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
     n_w2 = max(1, (n_w1 + 63) // 64)
     width = -(-(PK_PATH + max_len) // 16) * 16  # whole 64-byte lines per row
     pkt = np.empty((n_pkt, width), np.int32)  # every row written by paths.compute_paths
+    pkt.reshape(-1)[::1024] = NONE  # one write per 4 KiB page: its first-touch fault is setup
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
     lnk[:, LK_TO] = link_to
