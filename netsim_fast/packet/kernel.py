@@ -1,7 +1,8 @@
 """Synchronous store-and-forward packet engine: the Numba kernel ``advance``.
 
-Its state (arrays, data layout, allocation) is in state.py, the paths the packets follow in
-paths.py, the queues' ring buffers in pool.py.
+Its state (arrays, data layout, allocation, the queues: rings for fifo/random, lists for
+srpf/lrpf) is in state.py, the paths the packets follow in paths.py, the rings' pool in
+pool.py.
 
 Cycle semantics (the specification; ``tests/reference/packet_naive.py`` implements it
 independently and the tests compare per-packet delivery cycles exactly)
