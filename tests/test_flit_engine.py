@@ -36,7 +36,7 @@ def run_both(cfg, packets):
     n = len(packets.src)
     s = run.state
     ours = {"injected": s.pkt["injected"][:n], "head_delivered": s.pkt["head_del"][:n],
-            "tail_delivered": s.pkt["tail_del"][:n], "hops": s.pkt["hops"][:n]}
+            "tail_delivered": s.pkt["tail_del"][:n], "hops": s.pkt["hops"][:n], "flit_gap": s.pkt["flit_gap"][:n]}
     ref = simulate_naive(
         topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
         out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,

@@ -120,6 +120,7 @@ def run(
     stopping_thres: Annotated[float, _opt("--stopping-thres", panel=_M, help="--measurement booksim: relative latency change of a converged period (3 in a row end the measurement; negative: off).")] = 0.05,
     acc_stopping_thres: Annotated[float, _opt("--acc-stopping-thres", panel=_M, help="... and relative throughput change.")] = 0.05,
     json: JsonOpt = False,
+    report: Annotated[str, _opt("--report", panel=_M, help="table | booksim: BookSim2's overall-statistics block, line for line, for scripts that read BookSim2's output (open-loop flit runs; --json carries the same figures as booksim_stats).")] = "table",
     quiet: Annotated[bool, _opt("--quiet", panel=_M, help="No progress bar.")] = False,
     memory_limit: Annotated[Optional[int], _opt("--memory-limit", panel=_M, help="MiB the run may need; a run estimated to need more is refused before it starts \\[default: the memory available now].")] = None,
     config: Annotated[Optional[str], _opt("--config", panel=_M, help="Read options from a TOML file (keys: the option names, e.g. packet_flits = 8); options given on the command line win.")] = None,
@@ -200,6 +201,7 @@ def run(
 
         if is_open_loop(cfg):  # the API takes phases with explicit packets; run has none for these
             raise bad("sync", cfg.sync, f"gates the steps of finite workloads; open-loop --pattern {cfg.pattern} has none")
+    _check_report(report, cfg, as_json=json, sweep_rates=sweep_rates)
     if sweep_rates is not None:
         from netsim_fast.cli.run_sweep import rate_curve
         from netsim_fast.config import bad, is_open_loop
@@ -219,7 +221,21 @@ def run(
         from netsim_fast.config import bad
 
         raise bad("plot", plot, "draws the latency-load curve, so it needs --sweep-rates")
-    _run_one(cfgs, as_json=json, quiet=quiet)
+    _run_one(cfgs, as_json=json, quiet=quiet, report=report)
+
+
+def _check_report(report: str, cfg, *, as_json: bool, sweep_rates) -> None:
+    from netsim_fast.config import bad, is_open_loop, unknown_choice
+
+    if report not in ("table", "booksim"):
+        raise unknown_choice("report", report, ("table", "booksim"))
+    if report == "table":
+        return
+    if cfg.engine != "flit" or not is_open_loop(cfg) or cfg.batch is not None:
+        raise bad("report", report, "prints BookSim2's statistics of open-loop flit runs (not batches or finite workloads)")
+    if as_json or sweep_rates is not None:
+        raise bad("report", report, "is a text report of one run; --json already carries its figures (booksim_stats) "
+                                    "and --sweep-rates prints a curve")
 
 
 def _seed_configs(cfg, fields: dict, seeds: int, *, trace, sweep_rates) -> list:
@@ -259,7 +275,7 @@ def _with_file(ctx: typer.Context, fields: dict, path: str, from_file: dict | No
     return out
 
 
-def _run_one(cfgs: list, *, as_json: bool, quiet: bool) -> None:
+def _run_one(cfgs: list, *, as_json: bool, quiet: bool, report: str = "table") -> None:
     """Run one configuration, or its ``--seeds`` copies, and print the (aggregated) summary."""
     from netsim_fast.experiment import simulate, simulate_seeds
     from netsim_fast.cli.render import progress_bar, render_seed_spread, render_summary
@@ -295,6 +311,10 @@ def _run_one(cfgs: list, *, as_json: bool, quiet: bool) -> None:
                     fg=typer.colors.YELLOW, err=True)
     if as_json:
         echo_json(summary)
+    elif report == "booksim":
+        from netsim_fast.cli.booksim_report import booksim_report_lines
+
+        typer.echo("\n".join(booksim_report_lines(summary)))
     else:
         render_summary(cfg, summary)
         if len(cfgs) > 1:

@@ -42,6 +42,8 @@ def deliver(pkts, ts_accepted, cnt, w, win_start, win_end, debug, flit, when):
         cnt[C_WIN_FLITS_OUT] += 1
     if seq == 0:
         pkts[pkt].head_del = when
+    else:
+        pkts[pkt].flit_gap += when - pkts[pkt].head_del
     if is_tail(flit):
         pkts[pkt].tail_del = when
         cnt[C_DELIVERED] += 1

@@ -61,6 +61,8 @@ def watchdog_keys(run) -> dict:
 
 def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     """The result object of ``netsim-fast run --json`` for an open-loop or fixed-length run."""
+    from netsim_fast.flit.booksim_stats import booksim_statistics
+
     state, params = run.state, run.params
     n = run.topo.n_nodes
     pk = run.packet_table()
@@ -108,6 +110,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         "stop_reason": run.stop_reason,
         "completed": run.stop_reason in ("completed", "cycles"),
         "latency_limit_value": run.latency_check,
+        "booksim_stats": booksim_statistics(pk, win_start, win_end, n),
         **({"booksim_control": run.extras["booksim_control"]} if "booksim_control" in run.extras else {}),
         **per_node_throughput(pk["dst"][tail_in_window], pk["size_flits"][tail_in_window], n, length),
         **per_node_throughput(pk["src"][injected_in_window], pk["size_flits"][injected_in_window], n, length,

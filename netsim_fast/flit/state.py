@@ -144,7 +144,7 @@ PACKET = np.dtype([
     ("ejected", i4),   # flits delivered so far
     ("phase", i4),     # step of its algorithm (--sync)
     ("next", i4),      # next packet in the same source queue
-    ("pad", i4),
+    ("flit_gap", i4),  # sum over its delivered flits of (arrival - head arrival): flit latencies
     ("release", i8),   # creation cycle (non-decreasing with id)
     ("injected", i8),  # head written into the local input lane
     ("head_del", i8),  # head delivered

@@ -219,6 +219,7 @@ class NaiveFlitSim:
         self.injected = [-1] * n
         self.head_delivered = [-1] * n
         self.tail_delivered = [-1] * n
+        self.flit_gap = [0] * n
         self.hops = [-1] * n
         self.next_delivered = [0] * n  # in-order check
         self.n_done = 0
@@ -271,6 +272,8 @@ class NaiveFlitSim:
         self.next_delivered[pkt] = idx + 1
         if idx == 0:
             self.head_delivered[pkt] = t
+        else:
+            self.flit_gap[pkt] += t - self.head_delivered[pkt]
         if idx == self.len[pkt] - 1:
             self.tail_delivered[pkt] = t
             self.n_done += 1
@@ -615,6 +618,7 @@ class NaiveFlitSim:
             injected=as_arr(self.injected),
             head_delivered=as_arr(self.head_delivered),
             tail_delivered=as_arr(self.tail_delivered),
+            flit_gap=as_arr(self.flit_gap),
             hops=as_arr(hops),
             cycles=int(t),
             flit_hops=int(self.flit_hops),

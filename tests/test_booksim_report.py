@@ -1,0 +1,92 @@
+"""--report booksim and the booksim_stats of the JSON (flit/booksim_stats.py)."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from netsim_fast.cli import app
+from netsim_fast.flit.booksim_stats import booksim_statistics
+
+RUN = ["run", "--topology", "mesh", "--k", "4", "--vcs", "2", "--packet-flits", "4", "--rate", "0.2",
+       "--measurement", "booksim", "--sample-period", "300", "--quiet"]
+
+# BookSim2's DisplayOverallStats block, line by line (docs/booksim-router.md, section 9.3)
+NUMBER = r"(-?[0-9.e+-]+|nan)"
+LAYOUT = [r"Time taken is \S+ cycles", "====== Overall Traffic Statistics ======", "====== Traffic class 0 ======"]
+for title in ("Packet latency", "Network latency", "Flit latency", "Fragmentation", "Injected packet rate",
+              "Accepted packet rate", "Injected flit rate", "Accepted flit rate"):
+    LAYOUT += [rf"{title} average = {NUMBER} \(S samples\)", rf"\tminimum = {NUMBER} \(S samples\)",
+               rf"\tmaximum = {NUMBER} \(S samples\)"]
+LAYOUT += [rf"Injected packet size average = {NUMBER} \(S samples\)",
+           rf"Accepted packet size average = {NUMBER} \(S samples\)", rf"Hops average = {NUMBER} \(S samples\)",
+           rf"Total run time {NUMBER}"]
+
+
+def _report(*extra, samples=1):
+    res = CliRunner().invoke(app, [*RUN, "--report", "booksim", *extra])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert len(lines) == len(LAYOUT)
+    for line, pattern in zip(lines, LAYOUT):
+        assert re.fullmatch(pattern.replace("S samples", f"{samples} samples"), line), (line, pattern)
+    return lines
+
+
+def test_the_report_is_booksims_block_line_for_line_and_agrees_with_the_json():
+    lines = _report()
+    s = json.loads(CliRunner().invoke(app, [*RUN, "--json"]).stdout)
+    b = s["booksim_stats"]
+    assert lines[3] == f"Packet latency average = {b['packet_latency']['average']:g} (1 samples)"
+    assert lines[-2] == f"Hops average = {s['hops_mean'] + 1:g} (1 samples)"  # routers, as BookSim2 counts
+    assert b["accepted_flit_rate"]["average"] == pytest.approx(s["accepted_load"], rel=0.02)
+    assert sum(s["latency_histogram"]["counts"]) == s["packets_delivered"]
+
+
+def test_seeds_average_the_figures_and_count_the_samples():
+    _report("--seeds", "2", samples=2)
+
+
+def test_an_unstable_run_prints_booksims_line_and_no_block():
+    res = CliRunner().invoke(app, [*RUN, "--rate", "1.0", "--latency-limit", "60", "--report", "booksim"])
+    assert res.exit_code == 0 and res.stdout.strip() == "Simulation unstable, ending ..."
+
+
+def test_statistics_of_a_hand_made_table():
+    # two 4-flit packets in the window [10, 30): one contiguous, one whose flits arrive at
+    # 20, 21, 25, 26 (gaps 0+1+5+6 = 12, fragmentation 6 - 3 = 3); one packet created before it
+    pk = {"src": np.array([0, 1, 0]), "dst": np.array([1, 0, 1]), "size_flits": np.array([4, 4, 4]),
+          "created_cycle": np.array([10, 12, 2]), "injected_cycle": np.array([11, 13, 3]),
+          "head_arrival_cycle": np.array([15, 20, 8]), "tail_arrival_cycle": np.array([18, 26, 11]),
+          "hops": np.array([2, 3, 2]), "flit_gap_sum": np.array([6, 12, 6])}
+    b = booksim_statistics(pk, 10, 30, 2)
+    assert b["packet_latency"] == {"average": 11.0, "minimum": 8.0, "maximum": 14.0}
+    assert b["network_latency"]["average"] == 10.0
+    assert b["fragmentation"] == {"average": 1.5, "minimum": 0.0, "maximum": 3.0}
+    # flits of the two packets whose heads arrived from 10 on: (5*4+6 + 8*4+12) / 8
+    assert b["flit_latency"] == {"average": 70 / 8, "minimum": 5.0, "maximum": 14.0}
+    assert b["hops_average"] == 3.5
+    assert b["injected_flit_rate"] == {"average": 0.2, "minimum": 0.2, "maximum": 0.2}
+    assert b["accepted_packet_rate"]["average"] == pytest.approx(0.075) and b["accepted_packet_size"] == 4  # tails at 18, 26, 11
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--report", "booksim", "--json"], ["--report", "booksim_stats"]),
+    (["--report", "booksim", "--sweep-rates", "0.1,0.2"], ["--report", "--sweep-rates"]),
+    (["--report", "csv"], ["--report", "table, booksim"]),
+])
+def test_bad_reports_are_refused_in_one_line(args, words):
+    res = CliRunner().invoke(app, [*RUN, *args])
+    assert res.exit_code == 2, res.output
+    message = res.stderr.strip()
+    assert "\n" not in message and "Traceback" not in message
+    for word in words:
+        assert word in message, message
+
+
+def test_a_finite_workload_has_no_booksim_report():
+    res = CliRunner().invoke(app, ["run", "--topology", "mesh", "--k", "4", "--pattern", "random-te", "--report",
+                                   "booksim", "--quiet"])
+    assert res.exit_code == 2 and "open-loop" in res.stderr
