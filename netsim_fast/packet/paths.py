@@ -15,7 +15,7 @@ from numba import njit
 
 from netsim_fast._jit import JIT
 from netsim_fast.packet.rng import STREAM_PATH, draw_below
-from netsim_fast.packet.state import NONE, PK_HOPS, PK_LEN, PK_NEXT, PK_PATH, PK_PREV
+from netsim_fast.packet.state import PK_HOPS, PK_LEN, PK_PATH
 from netsim_fast.routing.table import _LOWBIT8, count_in_mask, first_in_mask, nth_in_mask
 
 PATH_FIXED, PATH_RANDOM = 0, 1
@@ -86,7 +86,10 @@ def scan_messages(src, dst, release, dist):
 
 @njit(**JIT)
 def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, seed):
-    """Write every packet's row of ``pkt``: header (``PK_*``), path, ``NONE`` after it.
+    """Write ``PK_HOPS`` (0), ``PK_LEN`` and the path of every packet's row of ``pkt``.
+
+    The rest of a row is never read before the kernel writes it (``PK_NEXT``, ``PK_PREV``)
+    or never read at all (the columns after the path).
 
     ``order`` lists the packets grouped by destination, so the table row of one destination
     (``port_mask[dst]``) serves all its packets from the cache; an empty ``order`` takes
@@ -97,7 +100,6 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
     fast = path_choice == PATH_FIXED and port_mask.shape[2] == 1
     by_id = order.shape[0] == 0
     n_pkt = dst.shape[0]
-    width = pkt.shape[1]
     act_pkt = np.empty(_PATH_BLOCK, np.int64)
     act_node = np.empty(_PATH_BLOCK, np.int64)
     act_dst = np.empty(_PATH_BLOCK, np.int64)
@@ -109,8 +111,6 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
             act_node[n_act] = src[p]
             act_dst[n_act] = dst[p]
             pkt[p, PK_HOPS] = 0
-            pkt[p, PK_NEXT] = NONE
-            pkt[p, PK_PREV] = NONE
             n_act += 1
         hop = 0
         while n_act > 0:
@@ -121,8 +121,6 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
                 dst_j = act_dst[j]
                 if node == dst_j:
                     pkt[p, PK_LEN] = hop
-                    for c in range(PK_PATH + hop, width):
-                        pkt[p, c] = NONE
                     continue
                 if fast:
                     port = np.int64(_LOWBIT8[port_mask[dst_j, node, 0]])
