@@ -287,10 +287,10 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 ring[i, RG_PKT] = p
                 bag[g, BG_LEN] = n + 1
                 length = n + 1
-            # mark the link active whether or not it was: two stores, no mispredicted branch
-            w = link >> 6
-            act_l1[w] |= _U1 << np.uint64(link & 63)
-            act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
+            if length == 1:
+                w = link >> 6
+                act_l1[w] |= _U1 << np.uint64(link & 63)
+                act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
             if length > max_queue:
                 max_queue = length
             n_enqueued += 1
@@ -382,10 +382,11 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                             length = lq[link, LQ_LEN] - 1
                             lq[link, LQ_LEN] = length
                         # clear the link's bit iff its queue emptied, the word's iff it emptied
-                        lw = link >> 6
-                        word = act_l1[lw] & ~(np.uint64(length == 0) << np.uint64(link & 63))
-                        act_l1[lw] = word
-                        act_l2[lw >> 6] &= ~(np.uint64(word == 0) << np.uint64(lw & 63))
+                        if length == 0:
+                            lw = link >> 6
+                            act_l1[lw] &= ~(_U1 << np.uint64(link & 63))
+                            if act_l1[lw] == 0:
+                                act_l2[lw >> 6] &= ~(_U1 << np.uint64(lw & 63))
                         moved[n_moved] = p
                         n_moved += 1
                         link_sent[link] += 1
