@@ -175,7 +175,7 @@ def test_the_lists_hold_what_the_issue_scopes():
                 "stats_out", "sim_power", "power_output_file", "tech_file", "channel_width", "viewer_trace",
                 "deadlock_warn_timeout"):
         assert key in bf.IGNORED, key
-    for key in ("x", "y", "yr", "read_request_size", "write_fraction", "batch_size", "burst_alpha", "class_priority",
+    for key in ("x", "y", "yr", "read_request_size", "write_fraction", "batch_size", "class_priority",
                 "vct", "private_bufs", "fail_seed"):
         assert key in bf.REJECTED, key
 
@@ -302,7 +302,7 @@ def test_routing_follows_the_topology():
     ("classes = 2;", "traffic classes: only 1"),
     ("subnets = 2;", "physical subnetworks: only 1"),
     ("router = event;", "only iq"),
-    ("injection_process = on_off;", "only bernoulli"),
+    ("injection_process = poisson;", "bernoulli or on_off"),
     ("use_read_write = 1;", "request-reply traffic: only 0"),
     ("xr = 2;", "only 1"),
     ("sim_type = batch;", "batch mode is not supported"),

@@ -64,3 +64,17 @@ def test_output_only_keys_are_named_once_on_stderr():
     assert res.exit_code == 0, res.output
     notes = [line for line in res.stderr.splitlines() if line.startswith("note: BookSim2 output keys")]
     assert len(notes) == 1 and "print_csv_results" in notes[0]
+
+
+def test_on_off_injection_maps_to_the_same_chain():
+    from netsim_fast.workloads.injection import onoff_probabilities
+
+    fields = booksim_config_fields(SMALL, ["injection_process=on_off", "burst_alpha=0.1", "burst_beta=0.3",
+                                           "injection_rate=0.05"])
+    assert fields["injection"] == "onoff"
+    alpha, beta, r1 = onoff_probabilities(0.05, fields["burst_length"], fields["duty_cycle"])
+    assert (alpha, beta, r1) == pytest.approx((0.1, 0.3, 0.05 * 0.4 / 0.1))
+    same = booksim_config_fields(SMALL, ["injection_process=on_off(0.1,0.3)", "injection_rate=0.05"])
+    assert same["duty_cycle"] == fields["duty_cycle"] and same["burst_length"] == fields["burst_length"]
+    with pytest.raises(Exception, match="exactly two"):
+        booksim_config_fields(SMALL, ["injection_process=on_off", "burst_r1=0.5"])
