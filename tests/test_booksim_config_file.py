@@ -342,3 +342,12 @@ def test_the_docs_page_names_every_published_key():
     page = (Path(__file__).resolve().parents[1] / "docs" / "booksim-keys.md").read_text()
     missing = [key for key in (*bf.SUPPORTED, *bf.IGNORED, *bf.REJECTED) if f"`{key}`" not in page]
     assert missing == []
+
+
+def test_the_readme_counts_the_lists_as_they_are():
+    import re
+    from pathlib import Path
+
+    text = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().split())
+    found = re.search(r"(\d+) supported, (\d+) ignored \(output only, named once on stderr\), (\d+) rejected", text)
+    assert found and tuple(map(int, found.groups())) == (len(bf.SUPPORTED), len(bf.IGNORED), len(bf.REJECTED))
