@@ -56,7 +56,7 @@ def given(ctx, name: str) -> bool:
 _ROUTING = "Router and routing"
 RoutingOpt = Annotated[Optional[str], typer.Option(
     "--routing", rich_help_panel=_ROUTING,
-    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | minimal (any topology) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
+    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | dim_order (--router booksim: BookSim2's, meshes and tori) | minimal (any topology) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
 VcsOpt = Annotated[int, typer.Option("--vcs", rich_help_panel=_ROUTING, help="Virtual channels per physical channel.")]
 InjectVcsOpt = Annotated[Optional[str], typer.Option(
     "--inject-vcs", rich_help_panel=_ROUTING, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")]

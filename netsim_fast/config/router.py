@@ -79,7 +79,8 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
 # Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
 # routers as one-port tables.
 PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
-FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal", "dim_order") + BMG_ROUTINGS
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
+BOOKSIM_ROUTINGS = ("dim_order",)  # the booksim router's own (flit/booksim/routing.py)
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
@@ -135,7 +136,7 @@ def _validate_engine(cfg: RouterFields) -> None:
         raise bad("routing", cfg.routing, "is BookSim2's dimension order and runs on --router booksim only (use dor)")
     _require_int("headers-per-cycle", cfg.headers_per_cycle, 0, 1 << 16, " (0 = unlimited)")
     _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
-    if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS:
+    if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS + BOOKSIM_ROUTINGS:
         raise bad("routing", cfg.routing,
                   f"is not available in the flit engine; it runs {', '.join(FLIT_ROUTINGS)}")
     datelines = needs_datelines(cfg)
