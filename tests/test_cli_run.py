@@ -138,7 +138,7 @@ def test_past_saturation_needs_sweep_rates():
 
 @pytest.mark.parametrize("args,needle", [
     (("--rate", "-0.1"), "--rate -0.1"),
-    (("--rate", "1.5"), "--rate 1.5"),
+    (("--rate", "9.5"), "--rate 9.5"),  # packets of 8 flits: at most 8 flits per node per cycle
     (("--routing", "duato", "--vcs", "2"), "--vcs 2"),
     (("--routing", "dor", "--vcs", "3"), "even number of VCs"),
     (("--switching", "vct", "--buf", "4"), "--buf 4"),

@@ -126,3 +126,10 @@ def test_batch_mode_runs_the_first_b_packets_of_every_node_to_completion():
 ])
 def test_bad_batch_options_are_refused_in_one_line(args, words):
     test_bad_injection_and_size_options_are_refused_in_one_line(args, words)
+
+
+def test_offered_load_may_exceed_one_flit_per_cycle_up_to_one_packet_as_in_booksim():
+    s = simulate(Config(topology="mesh", k=4, packet_flits=4, rate=2.0, warmup=200, measure=1000, seed=1))
+    assert s["offered_load"] == pytest.approx(2.0, rel=0.05) and s["accepted_load"] < 1 and s["saturated"]
+    res = CliRunner().invoke(app, ["run", "--topology", "mesh", "--k", "4", "--packet-flits", "1", "--rate", "1.5"])
+    assert res.exit_code == 2 and "at most one packet per node per cycle" in res.stderr

@@ -93,7 +93,7 @@ def test_dry_run_lists_points_and_seeds(spec_file, tmp_path):
 
 @pytest.mark.parametrize("args,needle", [
     (("--set", "trace=x.h5", "--grid", "rate=0.1"), "[base] trace: output options"),
-    (("--grid", "rate=0.1,1.5", "--set", "k=4"), "spec point 2 (rate=1.5): --rate 1.5"),
+    (("--grid", "rate=0.1,9.5", "--set", "k=4"), "spec point 2 (rate=9.5): --rate 9.5"),
     (("--grid", "rate=0.1", "--set", "k=4", "--retry-failed"), "--retry-failed"),
     (("--grid", "rate=0.1", "--set", "k=4", "--workers", "0", "--threads"), "--workers 0"),
     (("--grid", "rate=0.1", "--set", "k=4", "--format", "xml"), "--format xml"),

@@ -102,9 +102,9 @@ def test_an_empty_grid_list_is_called_empty_not_given_a_list_hint(tmp_path):
 
 def test_an_invalid_point_is_named_with_its_values():
     with pytest.raises(ConfigError) as err:
-        spec_from_dict({"base": {"topology": "torus", "k": 4}, "grid": {"rate": [0.5, 1.5]}})
+        spec_from_dict({"base": {"topology": "torus", "k": 4}, "grid": {"rate": [0.5, 9.5]}})
     message = str(err.value)
-    assert message.startswith("spec point 2 (rate=1.5): --rate 1.5")
+    assert message.startswith("spec point 2 (rate=9.5): --rate 9.5")
 
 
 def test_duplicate_points_are_rejected():

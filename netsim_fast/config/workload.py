@@ -119,8 +119,8 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         check_pattern(cfg.pattern, cfg.radix, n_nodes)
     if isinstance(cfg.rate, bool) or not isinstance(cfg.rate, (int, float)) or not math.isfinite(cfg.rate):
         raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
-    if not 0 <= cfg.rate <= 1:
-        raise bad("rate", cfg.rate, "must be in [0, 1] flits per node per cycle (a node injects at most one flit per cycle)")
+    if cfg.rate < 0:
+        raise bad("rate", cfg.rate, "must be >= 0 flits per node per cycle")
     _require_int("source-queue", cfg.source_queue, 1, 2**31 - 1, what=" packets")
     _validate_sizes_and_injection(cfg)
     _validate_batch(cfg)
@@ -209,6 +209,17 @@ def _parse_float_list(option: str, text) -> tuple[float, ...]:
     return values
 
 
+def _validate_rate_bound(cfg: WorkloadFields) -> None:
+    """At most one packet per node per cycle, as BookSim2 allows: an offered load above one flit
+    per node per cycle (packets of several flits) is a saturated source, a result like any other."""
+    from netsim_fast.workloads.injection import mean_packet_flits
+
+    most = mean_packet_flits(cfg)
+    if cfg.rate > most:
+        raise bad("rate", cfg.rate, f"must be in [0, {most:g}] flits per node per cycle: at most one packet per node "
+                                    f"per cycle (packets of {most:g} flits on average), as in BookSim2")
+
+
 def _validate_finite(cfg: WorkloadFields) -> None:
     """Options of the finite workloads (workloads/finite.py) and of gossip."""
     from netsim_fast.workloads import registry
@@ -279,6 +290,8 @@ def _validate_packet_size(cfg: WorkloadFields) -> None:
     if cfg.packet_flits is None:
         _set(cfg, "packet_flits", 8)
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
+    if is_open_loop(cfg):
+        _validate_rate_bound(cfg)
     if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
         raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")
     if cfg.sync not in SYNCS:
