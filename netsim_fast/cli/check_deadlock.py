@@ -11,6 +11,7 @@ from netsim_fast.cli._app import EXIT_SIMULATION, app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
     NOpt, RoutingOpt, SeedOpt, TopologyOpt, VcReallocOpt, VcsOpt, topology_fields,
+    GlobalArrangementOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
 
 GRAPHS = {
@@ -34,6 +35,11 @@ def check_deadlock(
     jumps: JumpsOpt = None,
     file: FileOpt = None,
     graph_seed: GraphSeedOpt = None,
+    widths: WidthsOpt = None,
+    group_routers: GroupRoutersOpt = None,
+    global_links: GlobalLinksOpt = None,
+    groups: GroupsOpt = None,
+    global_arrangement: GlobalArrangementOpt = None,
     seed: SeedOpt = 1,
     routing: RoutingOpt = None,
     vcs: VcsOpt = 4,
@@ -57,7 +63,9 @@ def check_deadlock(
     from netsim_fast.deadlock_check import check_deadlock as check
 
     cfg = Config(engine="flit", seed=seed, routing=routing, vcs=vcs, inject_vcs=inject_vcs, vc_realloc=vc_realloc,
-                 loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
+                 loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
+                    widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
+                    global_arrangement=global_arrangement))
     with _progress(quiet) as progress:
         result = check(cfg, progress=progress)
     if json:

@@ -10,12 +10,23 @@ _TOPO = "Topology"
 
 TopologyOpt = Annotated[str, typer.Option(
     "--topology", rich_help_panel=_TOPO,
-    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist")]
-KOpt = Annotated[Optional[int], typer.Option("--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh).")]
+    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist | flatfly | hyperx | dragonfly")]
+KOpt = Annotated[Optional[int], typer.Option(
+    "--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh); routers per dimension (flatfly).")]
 NOpt = Annotated[Optional[int], typer.Option(
-    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh: default 2 with --k; hypercube: 2^N nodes).")]
+    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh, flatfly: default 2 with --k; hypercube: 2^N nodes).")]
 DimsOpt = Annotated[Optional[str], typer.Option(
-    "--dims", rich_help_panel=_TOPO, help="Radix per dimension, dimension 0 first, e.g. 8,8,4 (torus, mesh).")]
+    "--dims", rich_help_panel=_TOPO, help="Radix per dimension, dimension 0 first, e.g. 8,8,4 (torus, mesh; hyperx: routers per dimension).")]
+WidthsOpt = Annotated[Optional[str], typer.Option(
+    "--widths", rich_help_panel=_TOPO, help="hyperx: links per router pair in each dimension; only 1 (the port tables hold one link per pair).")]
+GroupRoutersOpt = Annotated[Optional[int], typer.Option(
+    "--group-routers", rich_help_panel=_TOPO, help="dragonfly: routers A per group (all-to-all inside the group).")]
+GlobalLinksOpt = Annotated[Optional[int], typer.Option(
+    "--global-links", rich_help_panel=_TOPO, help="dragonfly: global links H per router.")]
+GroupsOpt = Annotated[Optional[int], typer.Option(
+    "--groups", rich_help_panel=_TOPO, help="dragonfly: groups G (default A*H+1; G-1 must divide A*H and be >= H).")]
+GlobalArrangementOpt = Annotated[Optional[str], typer.Option(
+    "--global-arrangement", rich_help_panel=_TOPO, help="dragonfly: consecutive (default, BookSim2's) | palm-tree (docs/topologies.md).")]
 NodesOpt = Annotated[Optional[int], typer.Option(
     "--nodes", rich_help_panel=_TOPO, help="Node count (rrg, debruijn, bmg, circulant, ring, complete).")]
 DegreeOpt = Annotated[Optional[int], typer.Option("--degree", rich_help_panel=_TOPO, help="Degree R of a random regular graph.")]
@@ -31,8 +42,9 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the traffic (and o
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of the table.")]
 
 
-def topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed) -> dict:
-    """The Config fields of the topology options, dropping those not given."""
+def topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed, **direct) -> dict:
+    """The Config fields of the topology options, dropping those not given (``direct``: the
+    options of hyperx and dragonfly, ``widths``, ``group_routers``, ...)."""
     from netsim_fast.topologies import TOPOLOGIES
 
     if graph_seed is not None and topology in TOPOLOGIES and topology != "rrg":
@@ -41,7 +53,7 @@ def topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, grap
         raise bad("graph-seed", graph_seed, f"applies to --topology rrg only (the seed of the random graph); "
                                             f"--topology {topology} is not random")
     given = dict(topology=topology, k=k, n=n, dims=dims, nodes=nodes, degree=degree, base=base,
-                 jumps=jumps, file=file, graph_seed=graph_seed)
+                 jumps=jumps, file=file, graph_seed=graph_seed, **direct)
     return {key: value for key, value in given.items() if value is not None}
 
 

@@ -8,6 +8,7 @@ from netsim_fast.cli._app import app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
     SeedOpt, TopologyOpt, given, topology_fields,
+    GlobalArrangementOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
 
 MAX_LINKS = 1 << 24  # a complete graph of ~5800 nodes: gigabytes of edge arrays beyond it
@@ -31,6 +32,11 @@ def topo(
     jumps: JumpsOpt = None,
     file: FileOpt = None,
     graph_seed: GraphSeedOpt = None,
+    widths: WidthsOpt = None,
+    group_routers: GroupRoutersOpt = None,
+    global_links: GlobalLinksOpt = None,
+    groups: GroupsOpt = None,
+    global_arrangement: GlobalArrangementOpt = None,
     seed: SeedOpt = 1,
     json: JsonOpt = False,
 ) -> None:
@@ -43,14 +49,16 @@ def topo(
     from netsim_fast.topologies import build_topology
     from netsim_fast.topologies.metrics import topology_metrics
 
-    cfg = Config(engine=None, seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed))
+    cfg = Config(engine=None, seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
+                    widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
+                    global_arrangement=global_arrangement))
     if given(ctx, "seed"):  # topo has no traffic: the seed only draws a random graph
         if cfg.topology != "rrg":
             raise bad("seed", seed, f"applies to --topology rrg only (the seed of the random graph); "
                                     f"--topology {cfg.topology} is not random")
         if graph_seed is not None:
             raise bad("seed", seed, "is unused when --graph-seed is given (topo has no traffic); give one of them")
-    _check_size(cfg, cfg.n_nodes, vertex_transitive=cfg.topology not in ("mesh", "rrg", "debruijn", "edgelist"))
+    _check_size(cfg, cfg.n_nodes, vertex_transitive=cfg.topology not in ("mesh", "rrg", "debruijn", "edgelist", "dragonfly"))
     built = build_topology(cfg)
     _check_size(cfg, built.n_nodes, vertex_transitive=built.vertex_transitive)  # an edge list, once read
     metrics = topology_metrics(built)
@@ -78,13 +86,26 @@ def _links(cfg) -> int:
         return n * max(1, math.ceil(math.log2(max(n, 2))))
     if cfg.radix is not None:
         return n * len(cfg.radix)
+    if kind in ("hyperx", "flatfly"):
+        dims = cfg.dims if kind == "hyperx" else (cfg.k,) * cfg.n
+        return n * sum(k - 1 for k in dims) // 2
+    if kind == "dragonfly":
+        return n * (cfg.group_routers - 1 + cfg.global_links) // 2
     return n  # ring; an edge list is as large as its file
+
+
+_SIZE_OPTION = {  # the option that sets the size of a topology without --nodes
+    "hyperx": lambda cfg: ("dims", cfg.dims),
+    "flatfly": lambda cfg: ("k", cfg.k),
+    "dragonfly": lambda cfg: ("group-routers", cfg.group_routers),
+}
 
 
 def _check_size(cfg, n_nodes, *, vertex_transitive: bool) -> None:
     from netsim_fast.checks import bad
 
     option, value = ("file", cfg.file) if cfg.topology == "edgelist" else \
+        _SIZE_OPTION[cfg.topology](cfg) if cfg.topology in _SIZE_OPTION else \
         ("nodes", cfg.nodes) if cfg.radix is None else ("dims", cfg.dims)
     links = _links(cfg)
     if links > MAX_LINKS:

@@ -46,6 +46,12 @@ def _ports(cfg) -> int:
         return 2 * (cfg.base or 2) + 1
     if kind == "bmg":
         return 2 * max(1, math.ceil(math.log2(max(n, 2)))) + 1
+    if kind == "hyperx":
+        return sum(k - 1 for k in cfg.dims) + 1
+    if kind == "flatfly":
+        return cfg.n * (cfg.k - 1) + 1
+    if kind == "dragonfly":
+        return cfg.group_routers - 1 + cfg.global_links + 1
     return 8  # an edge list is read later; its port table is counted once it is
 
 

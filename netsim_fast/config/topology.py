@@ -29,8 +29,12 @@ TOPOLOGY_OPTIONS = {
     "ring": ("nodes",),
     "complete": ("nodes",),
     "edgelist": ("file",),
+    "flatfly": ("k", "n"),
+    "hyperx": ("dims", "widths"),
+    "dragonfly": ("group_routers", "global_links", "groups", "global_arrangement"),
 }
-_ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file")
+_ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file", "widths", "group_routers",
+                         "global_links", "groups", "global_arrangement")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +51,11 @@ class TopologyFields:
     base: int | None = None
     jumps: tuple[int, ...] | None = None
     file: str | None = None
+    widths: tuple[int, ...] | None = None
+    group_routers: int | None = None
+    global_links: int | None = None
+    groups: int | None = None
+    global_arrangement: str | None = None
     graph_seed: int | None = None
 
     # -- derived -----------------------------------------------------------------------------
@@ -59,6 +68,12 @@ class TopologyFields:
     def n_nodes(self) -> int | None:
         if self.radix is not None:
             return math.prod(self.radix)
+        if self.topology == "hyperx" and self.dims is not None:
+            return math.prod(self.dims)
+        if self.topology == "flatfly" and self.k is not None and self.n is not None:
+            return self.k ** self.n
+        if self.topology == "dragonfly" and self.group_routers is not None and self.groups is not None:
+            return self.group_routers * self.groups
         return self.nodes
 
 
@@ -73,6 +88,7 @@ def _validate_topology(cfg: TopologyFields) -> None:
         raise unknown_choice("topology", kind, TOPOLOGIES)
     _set(cfg, "dims", parse_int_list("dims", cfg.dims))
     _set(cfg, "jumps", parse_int_list("jumps", cfg.jumps))
+    _set(cfg, "widths", parse_int_list("widths", cfg.widths))
     allowed = TOPOLOGY_OPTIONS[kind]
     for option in _ALL_TOPOLOGY_OPTIONS:
         if option == "base" and cfg.engine is not None and cfg.pattern == "embed-debruijn":
@@ -80,7 +96,7 @@ def _validate_topology(cfg: TopologyFields) -> None:
         if option not in allowed and getattr(cfg, option) is not None:
             takes = ", ".join(f"--{o}" for o in allowed)
             raise bad(option, getattr(cfg, option), f"does not apply to --topology {kind} (it takes {takes})")
-    for option in ("k", "n", "nodes", "degree", "base"):
+    for option in ("k", "n", "nodes", "degree", "base", "group_routers", "global_links", "groups"):
         _require_int(option, getattr(cfg, option))
     _TOPOLOGY_CHECKS[kind](cfg)
     n_nodes = cfg.n_nodes
@@ -191,6 +207,55 @@ def _check_edgelist(cfg: TopologyFields) -> None:
                   f"({limit:,} MiB)")
 
 
+def _check_flatfly(cfg: TopologyFields) -> None:
+    if cfg.k is None:
+        raise bad("k", None, "--topology flatfly needs --k K (routers per dimension) and --n N (dimensions, default 2)")
+    _require_int("k", cfg.k, 2, what=" (routers per dimension of the flattened butterfly)")
+    n = 2 if cfg.n is None else cfg.n
+    _require_int("n", n, 1, what=" (dimensions of the flattened butterfly)")
+    if n > MAX_NODES.bit_length() or cfg.k ** n > MAX_NODES:
+        raise bad("k", cfg.k, f"{cfg.k}^{n} routers exceed the limit of {MAX_NODES}")
+    _set(cfg, "n", n)
+
+
+def _check_hyperx(cfg: TopologyFields) -> None:
+    if cfg.dims is None:
+        raise bad("dims", None, "--topology hyperx needs --dims S0,S1,... (routers per dimension, e.g. 4,4,4)")
+    if any(s < 2 for s in cfg.dims):
+        raise bad("dims", cfg.dims, "every dimension of a hyperx needs >= 2 routers")
+    if math.prod(cfg.dims) > MAX_NODES:
+        raise bad("dims", cfg.dims, f"{math.prod(cfg.dims)} routers exceed the limit of {MAX_NODES}")
+    if cfg.widths is not None:
+        if len(cfg.widths) != len(cfg.dims):
+            raise bad("widths", cfg.widths, f"needs one width per dimension of --dims ({len(cfg.dims)})")
+        if any(w != 1 for w in cfg.widths):
+            raise bad("widths", cfg.widths, "only 1 is allowed: a width > 1 needs parallel links between two routers, "
+                                            "which the port tables (one link per router pair) cannot hold")
+
+
+def _check_dragonfly(cfg: TopologyFields) -> None:
+    from netsim_fast.topologies.direct import ARRANGEMENTS, dragonfly_group_counts
+
+    for option in ("group_routers", "global_links"):
+        if getattr(cfg, option) is None:
+            raise bad(option.replace("_", "-"), None, "--topology dragonfly needs --group-routers A and --global-links H")
+    _require_int("group_routers", cfg.group_routers, 1, 4096, " (routers per dragonfly group)")
+    _require_int("global_links", cfg.global_links, 1, 4096, " (global links per dragonfly router)")
+    a, h = cfg.group_routers, cfg.global_links
+    if a * (a * h + 1) > MAX_NODES:
+        raise bad("group-routers", a, f"with --global-links {h}: {a * (a * h + 1)} routers exceed the limit of {MAX_NODES}")
+    allowed = dragonfly_group_counts(a, h)
+    groups = a * h + 1 if cfg.groups is None else cfg.groups
+    if groups not in allowed:
+        raise bad("groups", groups, f"must be one of {', '.join(map(str, allowed))} for A={a}, H={h} "
+                                    "(G-1 divides A*H, so each pair of groups has as many global links, and G-1 >= H)")
+    _set(cfg, "groups", groups)
+    arrangement = "consecutive" if cfg.global_arrangement is None else cfg.global_arrangement
+    if arrangement not in ARRANGEMENTS:
+        raise unknown_choice("global-arrangement", arrangement, ARRANGEMENTS)
+    _set(cfg, "global_arrangement", arrangement)
+
+
 _TOPOLOGY_CHECKS = {
     "torus": _check_grid,
     "mesh": _check_grid,
@@ -202,4 +267,7 @@ _TOPOLOGY_CHECKS = {
     "ring": lambda cfg: _need_nodes(cfg, 3),
     "complete": lambda cfg: _need_nodes(cfg, 2),
     "edgelist": _check_edgelist,
+    "flatfly": _check_flatfly,
+    "hyperx": _check_hyperx,
+    "dragonfly": _check_dragonfly,
 }

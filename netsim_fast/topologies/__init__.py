@@ -8,12 +8,14 @@ notebooks and tests.
 from netsim_fast.topologies.base import NONE, Topology, TopoArrays
 from netsim_fast.topologies.circulant import bmg, circulant, complete, ring
 from netsim_fast.topologies.debruijn import debruijn
+from netsim_fast.topologies.direct import dragonfly, flatfly, hyperx
 from netsim_fast.topologies.edgelist import from_edgelist_file, from_networkx
 from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.topologies.torus import coordinates, hypercube, mesh, torus
 
 # Names ``build_topology`` knows; the grids have coordinates and one port per direction.
-TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist")
+TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist",
+              "flatfly", "hyperx", "dragonfly")
 GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
 
 
@@ -40,11 +42,17 @@ def build_topology(cfg) -> Topology:
         return complete(cfg.nodes)
     if kind == "edgelist":
         return from_edgelist_file(cfg.file)
+    if kind == "flatfly":
+        return flatfly(cfg.k, cfg.n)
+    if kind == "hyperx":
+        return hyperx(cfg.dims, cfg.widths)
+    if kind == "dragonfly":
+        return dragonfly(cfg.group_routers, cfg.global_links, cfg.groups, cfg.global_arrangement)
     raise ValueError(f"no builder for topology {kind!r}")  # Config validation makes this unreachable
 
 
 __all__ = [
     "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology", "circulant", "complete",
-    "coordinates", "debruijn", "from_edgelist_file", "from_networkx", "hypercube", "mesh",
+    "coordinates", "debruijn", "dragonfly", "flatfly", "from_edgelist_file", "hyperx", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]

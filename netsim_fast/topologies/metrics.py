@@ -9,7 +9,8 @@ Bisection width = the number of undirected links cut by a minimum balanced cut (
 floor(N/2) and ceil(N/2) nodes). It is exact (``bisection_exact`` true) where it is proven:
 tori and meshes whose largest radix k_max is even (a straight cut across that dimension:
 2N/k_max links for a ring dimension with k_max > 2, N/k_max for a mesh dimension or k = 2,
-so N/2 for the hypercube; Leighton 1992, section 1.9), and any graph of at most
+so N/2 for the hypercube; Leighton 1992, section 1.9), HyperX and flattened butterflies (products
+of complete graphs: ``direct.hamming_bisection``, by Lindsey's theorem), and any graph of at most
 ``BRUTE_FORCE_MAX_NODES`` nodes (all balanced cuts enumerated). Elsewhere the best of several
 heuristic cuts (straight/arc cuts, spectral split, Kernighan-Lin refinement from several
 starts) is reported with ``bisection_exact`` false: an upper bound on the true width.
@@ -165,6 +166,12 @@ def bisection(topo: Topology) -> tuple[int, bool]:
         exact = _grid_exact(topo)
         if exact is not None:
             return exact, True
+    if topo.kind in ("hyperx", "flatfly"):
+        from netsim_fast.topologies.direct import hamming_bisection
+
+        p = topo.params
+        dims = [int(x) for x in p["dims"].split(",")] if topo.kind == "hyperx" else [p["k"]] * p["n"]
+        return hamming_bisection(dims), True
     if n <= BRUTE_FORCE_MAX_NODES:
         return _brute_force(n, edges), True
     starts = list(_candidate_sides(topo))
