@@ -232,7 +232,7 @@ def test_check_deadlock_command_on_a_dragonfly():
 ])
 def test_minimal_runs_on_both_engines(topo_argv):
     flit = runner.invoke(app, ["run", *topo_argv, "--routing", "minimal", "--rate", "0.1", "--warmup", "200",
-                               "--measure", "1000", "--quiet", "--json"])
+                               "--measure", "1000", "--check-invariants", "--quiet", "--json"])
     assert flit.exit_code == 0, flit.output
     summary = json.loads(flit.output)
     assert summary["accepted_load"] == pytest.approx(0.1, rel=0.25)
@@ -240,3 +240,52 @@ def test_minimal_runs_on_both_engines(topo_argv):
                                  "--quiet", "--json"])
     assert packet.exit_code == 0, packet.output
     assert json.loads(packet.output)["status"] == "done"
+
+
+@pytest.mark.parametrize("topo_argv", [
+    ["--topology", "dragonfly", "--group-routers", "4", "--global-links", "2", "--vcs", "3"],
+    ["--topology", "dragonfly", "--group-routers", "3", "--global-links", "2", "--groups", "4", "--vcs", "3",
+     "--global-arrangement", "palm-tree", "--switching", "vct"],
+    ["--topology", "flatfly", "--k", "4", "--n", "2", "--vcs", "2", "--router", "iq"],
+    ["--topology", "hyperx", "--dims", "4,3,2", "--vcs", "3"],
+])
+def test_full_load_with_the_fewest_vcs_never_deadlocks_and_keeps_the_invariants(topo_argv):
+    result = runner.invoke(app, ["run", *topo_argv, "--rate", "1.0", "--cycles", "10000", "--check-invariants",
+                                 "--deadlock-cycles", "2000", "--quiet", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["stop_reason"] == "cycles" and summary["deadlock_cycle"] is None
+    assert summary["accepted_load"] > 0.5
+
+
+def test_sweep_points_and_stored_configs_carry_the_new_options(tmp_path):
+    from netsim_fast.sweep import spec_from_dict
+
+    spec = spec_from_dict({
+        "base": {"pattern": "uniform"},
+        "points": [{"topology": "dragonfly", "group_routers": 2, "global_links": 1, "global_arrangement": "palm-tree"},
+                   {"topology": "hyperx", "dims": "3,3"}, {"topology": "flatfly", "k": 3}],
+        "grid": {"rate": [0.1, 0.2]},
+    })
+    configs = [p.config for p in spec.points]
+    assert [(c.topology, c.n_nodes) for c in configs[::2]] == [("dragonfly", 6), ("hyperx", 9), ("flatfly", 9)]
+    assert configs[0].groups == 3 and configs[0].global_arrangement == "palm-tree" and configs[4].n == 2
+    with pytest.raises(ConfigError, match="spec point 1 .*--groups 4: must be one of"):
+        spec_from_dict({"points": [{"topology": "dragonfly", "group_routers": 4, "global_links": 2, "groups": 4}]})
+    # a trace stores the config as a dict; reading it back rebuilds the same network
+    for cfg in configs:
+        again = Config.from_dict(cfg.to_dict())
+        assert edge_set(build_topology(again)) == edge_set(build_topology(cfg))
+
+
+def test_a_trace_of_a_dragonfly_run_reads_back(tmp_path):
+    import netsim_fast as nf
+
+    path = tmp_path / "run.h5"
+    cfg = Config(topology="dragonfly", group_routers=2, global_links=2, groups=3, rate=0.1, warmup=100,
+                 measure=500, trace=str(path))
+    nf.simulate(cfg)
+    tr = nf.open_trace(str(path))
+    assert {k: tr.config[k] for k in ("topology", "group_routers", "global_links", "groups")} == \
+        {"topology": "dragonfly", "group_routers": 2, "global_links": 2, "groups": 3}
+    assert len(tr.packets) > 0
