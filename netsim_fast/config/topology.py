@@ -2,7 +2,8 @@
 
 This is all ``netsim-fast topo`` reads. ``_validate_topology`` normalises as it checks: a grid's
 ``--k``/``--n`` become ``dims`` (a tuple of radices), a hypercube's ``--n`` becomes ``dims`` of
-2s, a de Bruijn graph's ``base`` defaults to 2.
+2s, a de Bruijn graph's ``base`` defaults to 2, a flattened butterfly's ``n`` to 2, a dragonfly's
+``groups`` to A*H + 1 and its ``global_arrangement`` to ``consecutive`` (docs/topologies.md).
 """
 
 from __future__ import annotations
