@@ -134,3 +134,15 @@ def test_memory_estimate_counts_retirement_under_a_source_queue():
     # live and the delivered packets' summary columns
     assert estimated_mib(unbounded) > 3 * created * fs.PACKET.itemsize / MIB
     assert created * retire.RETIRED_BYTES / MIB < estimated_mib(bounded) < estimated_mib(unbounded) / 3
+
+
+def test_the_progress_display_gets_each_batchs_accepted_load_and_latency():
+    from netsim_fast.cli.render import live_text
+
+    cfg = Config(**SMALL, rate=0.2, warmup=1000, measure=3000)
+    calls = []
+    run_flit(cfg, build_topology(cfg), progress=lambda t, limit, **live: calls.append((t, live)))
+    assert len(calls) >= 3
+    late = [live for t, live in calls[1:-1]]
+    assert all(abs(live["accepted"] - 0.2) < 0.08 and live["latency"] > 0 for live in late)
+    assert live_text(0.1995, 23.25) == "accepted 0.200 · latency 23.2" and live_text(None, None) == ""

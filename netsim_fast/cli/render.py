@@ -7,7 +7,8 @@ import contextlib
 
 @contextlib.contextmanager
 def progress_bar(quiet: bool, unit: str = "cycles", phases: list[tuple[int, str]] | None = None):
-    """Yield a ``progress(done, limit)`` callback drawing a bar on stderr (``done`` in ``unit``).
+    """Yield a ``progress(done, limit[, accepted, latency])`` callback drawing a bar on stderr
+    (``done`` in ``unit``; the flit engine adds the last batch's accepted load and mean latency).
 
     Until the first update the bar says the kernels are being compiled or loaded; then it names
     the phase ``done`` is in (``phases``: (first cycle, name) pairs, e.g. warm-up, measuring,
@@ -23,11 +24,11 @@ def progress_bar(quiet: bool, unit: str = "cycles", phases: list[tuple[int, str]
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total} " + unit),
-               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), TextColumn("{task.fields[live]}"))
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("compiling or loading kernels (compiled on the first run only)", total=None)
+        task = bar.add_task("compiling or loading kernels (compiled on the first run only)", total=None, live="")
 
-        def update(done: int, limit: int) -> None:
+        def update(done: int, limit: int, accepted: float | None = None, latency: float | None = None) -> None:
             name = "simulating"
             for start, phase in phases or ():
                 if done >= start:
@@ -35,9 +36,19 @@ def progress_bar(quiet: bool, unit: str = "cycles", phases: list[tuple[int, str]
             total = limit if limit < (1 << 40) else None
             if phases and done < phases[-1][0]:
                 total = phases[-1][0]  # the ETA of the window; the drain usually takes a few cycles
-            bar.update(task, completed=done, total=total, description=name)
+            bar.update(task, completed=done, total=total, description=name, live=live_text(accepted, latency))
 
         yield update
+
+
+def live_text(accepted: float | None, latency: float | None) -> str:
+    """The live figures of the last batch, as the progress line shows them."""
+    parts = []
+    if accepted is not None:
+        parts.append(f"accepted {accepted:.3f}")
+    if latency is not None:
+        parts.append(f"latency {latency:.1f}")
+    return " · ".join(parts)
 
 
 def _fmt(value, digits=4):

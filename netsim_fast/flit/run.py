@@ -162,6 +162,9 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     from netsim_fast.flit.deadlock import Watchdog
 
     watchdog = Watchdog(params) if driver is None else driver.watchdog(params)
+    from netsim_fast.flit.live import LiveFigures
+
+    live = LiveFigures(topo.n_nodes)  # what the progress display shows of each batch
     next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
     try:
         while t < limit and not state.cnt[fs.C_DONE]:
@@ -180,7 +183,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             err = advance(state, params, topo.arrays, t_end)
             t = int(state.cnt[fs.C_CYCLE])
             if progress is not None:
-                progress(t, limit)
+                progress(t, limit, **live.figures(state, t))
             if err == fs.ERR_DEADLOCK and not watchdog.confirm(state, topo):
                 err = fs.ERR_OK  # a long wait, not a knot: recorded as starvation, the run goes on
             if err != fs.ERR_OK:
@@ -202,6 +205,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                     driver.renumber(shift)
                 if check is not None:
                     check.renumber(shift)
+                live.renumber(shift)
     except KeyboardInterrupt:  # Ctrl-C between or inside batches: the cycles run so far are a result
         stop_reason, err = "interrupted", fs.ERR_OK
         t = int(state.cnt[fs.C_CYCLE])
