@@ -22,6 +22,9 @@ sampling error, not exactly.
 section 12): the same ``vc_allocator`` and ``sw_allocator`` in both simulators, mean packet
 latency side by side.
 
+``--routings`` runs BookSim2's other routing functions (``ROUTINGS``: 4x4 mesh and torus, 16 VCs,
+1-flit packets, ``--rate`` 0.1 by default) side by side: mean packet latency and hops.
+
 Writes ``docs/figures/booksim_parity.csv`` (or ``--out``) and prints a markdown table.
 """
 
@@ -50,11 +53,19 @@ ALLOCATORS = ("islip", "islip(2)", "separable_input_first", "separable_output_fi
               "separable_input_first(matrix)", "separable_output_first(matrix)", "wavefront", "rr_wavefront", "pim",
               "loa", "select", "max_size")
 LOADED = ("mesh", 4, 2, 16, 8, 1)
+# routing function -> set-up; the _ni functions need a VC slice per destination (16 on 4x4)
+ROUTINGS = {
+    **{f"mesh:{r}": ("mesh", 4, 2, 16, 8, 1) for r in (
+        "dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt", "planar_adapt", "romm",
+        "romm_ni", "valiant")},
+    **{f"torus:{r}": ("torus", 4, 2, 16, 8, 1) for r in ("dim_order", "dim_order_ni", "dim_order_bal")},
+}
 
 
-def booksim_run(binary: str, setup, rate: float, seed: int, allocator: str = "islip") -> dict:
+def booksim_run(binary: str, setup, rate: float, seed: int, allocator: str = "islip",
+                routing: str = "dim_order") -> dict:
     topology, k, n, vcs, buf, size = setup
-    text = (f"topology = {topology}; k = {k}; n = {n}; routing_function = dim_order; num_vcs = {vcs};\n"
+    text = (f"topology = {topology}; k = {k}; n = {n}; routing_function = {routing}; num_vcs = {vcs};\n"
             f"vc_buf_size = {buf}; packet_size = {size}; injection_rate = {rate / size}; traffic = uniform;\n"
             f"seed = {seed}; vc_allocator = {allocator}; sw_allocator = {allocator};\n")
     with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as f:
@@ -74,13 +85,13 @@ def booksim_run(binary: str, setup, rate: float, seed: int, allocator: str = "is
             "min": minimum, "hops_links": grab("Hops average") - 1}
 
 
-def netsim_run(setup, rate: float, seed: int, allocator: str = "islip") -> dict:
+def netsim_run(setup, rate: float, seed: int, allocator: str = "islip", routing: str = "dim_order") -> dict:
     from netsim_fast import Config, simulate
 
     topology, k, n, vcs, buf, size = setup
     cfg = Config(topology=topology, k=k, n=n, router="booksim", vcs=vcs, buf=buf, packet_flits=size,
                  pattern="uniform-self", rate=rate, seed=seed, warmup=3000, measure=10000, vc_allocator=allocator,
-                 sw_allocator=allocator)
+                 sw_allocator=allocator, routing=routing)
     s = simulate(cfg)
     first = s["latency_histogram"]["edges"][0]  # the minimum (minus 0.5 when every latency is equal)
     return {"latency": s["latency_mean"], "network": s["network_latency_mean"],
@@ -109,6 +120,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default="docs/figures/booksim_parity.csv")
     ap.add_argument("--loaded", action="store_true", help="the allocator matrix at the 4x4 mesh reference point")
+    ap.add_argument("--routings", action="store_true", help="BookSim2's routing functions side by side")
     args = ap.parse_args(argv)
     binary = os.environ.get("BOOKSIM")
     if not binary:
@@ -116,6 +128,8 @@ def main(argv=None) -> int:
         return 0
     if args.loaded:
         return loaded(binary, args)
+    if args.routings:
+        return routings(binary, args)
     rows = []
     for name, setup in SETUPS.items():
         if args.only not in name:
@@ -169,6 +183,42 @@ def loaded(binary: str, args) -> int:
         bk = sum(r["booksim_latency"] for r in mine) / len(mine)
         ns = sum(r["netsim_latency"] for r in mine) / len(mine)
         print(f"| {allocator} | {bk:.4f} | {ns:.4f} | {100 * (ns - bk) / bk:+.2f} % |")
+    return 0
+
+
+def routings(binary: str, args) -> int:
+    rate = args.rate if args.rate != 0.02 else 0.1
+    rows = []
+    for name, setup in ROUTINGS.items():
+        if args.only not in name:
+            continue
+        routing = name.split(":")[1]
+        for seed in range(args.seeds):
+            b = booksim_run(binary, setup, rate, seed, routing=routing)
+            m = netsim_run(setup, rate, seed + 1, routing=routing)
+            rows.append({"routing": name, "seed": seed, "rate": rate, "booksim_latency": b["latency"],
+                         "netsim_latency": m["latency"], "booksim_hops_links": b["hops_links"],
+                         "netsim_hops_links": m["hops_links"]})
+            print(f"{name} seed {seed}: latency {b['latency']:.3f} / {m['latency']:.3f}; hops "
+                  f"{b['hops_links']:.3f} / {m['hops_links']:.3f}", file=sys.stderr)
+    out = Path(args.out)
+    out = out.with_name(out.stem + "_routings" + out.suffix)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print("| routing | BookSim2 latency | netsim latency | difference | BookSim2 hops-1 | netsim hops |")
+    print("|---|---|---|---|---|---|")
+    for name in dict.fromkeys(r["routing"] for r in rows):
+        mine = [r for r in rows if r["routing"] == name]
+
+        def mean(key):
+            return sum(r[key] for r in mine) / len(mine)
+
+        bk, ns = mean("booksim_latency"), mean("netsim_latency")
+        print(f"| {name} | {bk:.3f} | {ns:.3f} | {100 * (ns - bk) / bk:+.2f} % | {mean('booksim_hops_links'):.3f} | "
+              f"{mean('netsim_hops_links'):.3f} |")
     return 0
 
 

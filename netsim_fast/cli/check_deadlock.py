@@ -60,8 +60,15 @@ def check_deadlock(
     [bold]netsim-fast check-deadlock --topology torus --k 8 --routing dor-nodateline[/bold] (a cycle)
     """
     from netsim_fast.config import Config
+    from netsim_fast.config.router import BOOKSIM_ROUTINGS
     from netsim_fast.deadlock_check import check_deadlock as check
 
+    if routing in BOOKSIM_ROUTINGS:
+        from netsim_fast.checks import bad
+
+        raise bad("routing", routing, "is BookSim2's (--router booksim), which check-deadlock does not analyse: it "
+                                      "builds the graph of the flit engine's routings (dor, duato, dor-nodateline, "
+                                      "minimal, bmg-*); a booksim run's watchdog reports a knot if one forms")
     cfg = Config(engine="flit", seed=seed, routing=routing, vcs=vcs, inject_vcs=inject_vcs, vc_realloc=vc_realloc,
                  loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,

@@ -142,10 +142,49 @@ def validate_booksim(cfg) -> None:
     if cfg.priority not in PRIORITIES:
         raise bad("priority", cfg.priority, f"choose one of {', '.join(PRIORITIES)}")
 
+    _validate_booksim_routing(cfg)
+
+
+# BookSim2's routing functions the booksim router runs, per topology (flit/booksim/routefns.py)
+BOOKSIM_MESH_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
+                         "planar_adapt", "romm", "romm_ni", "valiant")
+BOOKSIM_TORUS_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_bal")
+_REFUSED = {
+    ("mesh", "limited_adapt"): "is not registered in BookSim2 (routefunc.cpp leaves limited_adapt_mesh out of its "
+                               "map: BookSim2 stops with \"Invalid routing function\")",
+    ("torus", "valiant"): "aborts in BookSim2 (valiant_torus reads an uninitialised ring partition once a flit "
+                          "continues in a dimension; docs/booksim-router.md section 8)",
+    ("torus", "valiant_ni"): "aborts in BookSim2 (valiant_ni_torus reads an uninitialised ring partition once a "
+                             "flit continues in a dimension; docs/booksim-router.md section 8)",
+    ("torus", "min_adapt"): f"{_NOT_YET} (its escape and adaptive elements can name two ports)",
+}
+
+
+def _validate_booksim_routing(cfg) -> None:
+    """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
-    if cfg.routing != "dim_order":
+    allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS
+    if (cfg.topology, cfg.routing) in _REFUSED:
+        raise bad("routing", cfg.routing, f"{_REFUSED[cfg.topology, cfg.routing]}; allowed on a {cfg.topology} "
+                                          f"with --router booksim: {', '.join(allowed)}")
+    if cfg.routing not in allowed:
         hint = (" (netsim-fast's dor places a dateline; BookSim2's dim_order splits the VCs by its own partition "
                 "rule)" if cfg.routing == "dor" else "")
-        raise bad("routing", cfg.routing, f"the booksim router runs BookSim2's dim_order (dor on a mesh){hint}; "
-                                          "pass --routing dim_order")
+        raise bad("routing", cfg.routing, f"the booksim router runs BookSim2's routing functions{hint}; allowed on "
+                                          f"a {cfg.topology}: {', '.join(allowed)}")
+    if cfg.routing == "dim_order":
+        return
+    if cfg.routing_delay == 0 or cfg.noq:
+        raise bad("routing", cfg.routing, f"lookahead routing (--routing-delay 0, --noq) with it {_NOT_YET}; "
+                                          "allowed there: dim_order")
+    n = 1
+    for k in cfg.dims:
+        n *= k
+    need = {"dim_order_ni": (n, f"a slice of VCs per destination: {n} nodes"),
+            "romm_ni": (n, f"a slice of VCs per destination: {n} nodes"),
+            "dim_order_pni": (max(cfg.dims), f"a slice of VCs per coordinate: radix {max(cfg.dims)}"),
+            "planar_adapt": (1, ""), "min_adapt": (1, "")}.get(cfg.routing, (2, "two VC classes"))
+    if cfg.vcs < need[0]:
+        raise bad("vcs", cfg.vcs, f"--routing {cfg.routing} needs --vcs >= {need[0]} ({need[1]}; BookSim2 stops on "
+                                  "an assertion with fewer)")

@@ -58,7 +58,21 @@ ROUTING_TOPOLOGIES = {
     "dor": GRID_TOPOLOGIES,
     "duato": GRID_TOPOLOGIES,
     "dor-nodateline": GRID_TOPOLOGIES,
-    "dim_order": ("mesh", "torus"),  # BookSim2's, --router booksim only (config/booksim_router.py)
+    # BookSim2's routing functions, --router booksim only (config/booksim_router.py), registered
+    # for the topologies BookSim2 registers them for (routefunc.cpp)
+    "dim_order": ("mesh", "torus"),
+    "dim_order_ni": ("mesh", "torus"),
+    "dim_order_pni": ("mesh",),
+    "xy_yx": ("mesh",),
+    "adaptive_xy_yx": ("mesh",),
+    "min_adapt": ("mesh", "torus"),
+    "planar_adapt": ("mesh",),
+    "limited_adapt": ("mesh",),
+    "romm": ("mesh",),
+    "romm_ni": ("mesh",),
+    "valiant": ("mesh", "torus"),
+    "valiant_ni": ("torus",),
+    "dim_order_bal": ("torus",),
     "minimal": TOPOLOGIES,
     **{name: ("bmg",) for name in BMG_ROUTINGS},
 }
@@ -80,7 +94,9 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
 # routers as one-port tables.
 PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
-BOOKSIM_ROUTINGS = ("dim_order",)  # the booksim router's own (flit/booksim/routing.py)
+BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
+                    "planar_adapt", "limited_adapt", "romm", "romm_ni", "valiant", "valiant_ni",
+                    "dim_order_bal")  # the booksim router's own (flit/booksim/routefns.py)
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
@@ -132,8 +148,10 @@ def _validate_engine(cfg: RouterFields) -> None:
         _set(cfg, "credit_delay", 0 if cfg.router == "booksim" else 1)
     for option in ("t_link", "t_routing", "t_crossbar", "credit_delay")[: 4 if cfg.router != "booksim" else 3]:
         _require_int(option, getattr(cfg, option), 1, 1000, " cycles")
-    if cfg.routing == "dim_order" and cfg.router != "booksim":
-        raise bad("routing", cfg.routing, "is BookSim2's dimension order and runs on --router booksim only (use dor)")
+    if cfg.routing in BOOKSIM_ROUTINGS and cfg.router != "booksim":
+        hint = "dimension order and runs" if cfg.routing == "dim_order" else "routing function and runs"
+        raise bad("routing", cfg.routing, f"is BookSim2's {hint} on --router booksim only"
+                                          f"{' (use dor)' if cfg.routing == 'dim_order' else ''}")
     _require_int("headers-per-cycle", cfg.headers_per_cycle, 0, 1 << 16, " (0 = unlimited)")
     _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
     if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS + BOOKSIM_ROUTINGS:

@@ -24,6 +24,8 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     from netsim_fast.flit.booksim.allocators.names import parse_allocator
 
     va, va_iters, va_arb = parse_allocator(cfg.vc_allocator)
+    from netsim_fast.flit.booksim.routefns import ROUTINGS
+
     sa, sa_iters, sa_arb = parse_allocator(cfg.sw_allocator)
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
@@ -38,7 +40,8 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
                        prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet), noq=int(cfg.noq),
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
-                       spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority])
+                       spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority],
+                       routing=ROUTINGS.get(cfg.routing, 0))
 
 
 class BooksimDriver:

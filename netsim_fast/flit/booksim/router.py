@@ -18,7 +18,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routing import dim_order
+from netsim_fast.flit.booksim.routefns import route
 from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
@@ -119,7 +119,8 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node):
             if bp.busy_full and ovc[base + o].occ >= p.buf:
                 continue
             in_req[k, in_n[k]] = o
-            b.in_pri[k, in_n[k]] = INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0
+            pri = 1 if ivc[lane].esc > 0 and w >= ivc[lane].lo + ivc[lane].esc else 0
+            b.in_pri[k, in_n[k]] = pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0)
             in_n[k] += 1
             out_req[o, out_n[o]] = k
             b.out_pri[o, out_n[o]] = vc_pri(s, b, p, bp, lane)
@@ -145,10 +146,12 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         if ivc[lane].queue != Q_ROUTE or ivc[lane].stamp != t:
             continue
         pos = inl[lane].head
-        dst = pkts[in_buf[lane, pos] >> 32].dst
-        dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, dst, k // p.n_vcs,
-                  b.ph_buf[lane, pos] & 0xFF, p.n_ports, p.n_vcs, b.rng, out)
+        pid = in_buf[lane, pos] >> 32
+        route(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base, node,
+              pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos], p.n_ports, p.n_vcs,
+              b.rng, out)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
+        ivc[lane].esc = out[4]
         ivc[lane].state = VC_VA
         ivc[lane].queue = Q_VA
         ivc[lane].stamp = NONE

@@ -52,7 +52,8 @@ BK_IVC = np.dtype([
     ("port", i4),      # routed output port of the front head
     ("lo", i4),        # ... its VC range
     ("hi", i4),
-    ("ph", i4),        # dateline partition the front head leaves with (torus dim_order)
+    ("ph", i4),        # the front head's ph after this hop: partition (torus), phase | intm << 8 (romm, valiant)
+    ("esc", i4),       # > 0: VCs lo .. lo+esc-1 requested at input priority 0, the rest at 1 (routefns.route)
     ("sa_spec", i4),   # 1: this cycle's switch grant was speculative (the VC was still in VC allocation)
     ("va_stamp", i8),  # VC-allocation queue: cycle its batch is due, NONE while waiting
     ("sa_stamp", i8),  # switch-allocation queue: the same
@@ -110,6 +111,7 @@ class BkParams(NamedTuple):
     out_buf: int          # output_buffer_size: output FIFO flits that stop switch requests, -1 unbounded
     spec: int             # speculative switch allocation
     priority: int         # PRIORITIES code: where a flit's priority comes from
+    routing: int = 0      # routefns.ROUTINGS code (0: dim_order)
 
 
 class BkState(NamedTuple):
@@ -169,8 +171,8 @@ class BkState(NamedTuple):
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
-    route_out: np.ndarray  # int64[4] routing scratch: (port, vc_lo, vc_hi, partition)
-    rng: np.ndarray        # uint64[1] xorshift state: dim_order_torus ties
+    route_out: np.ndarray  # int64[5] routing scratch: (port, vc_lo, vc_hi, ph, esc)
+    rng: np.ndarray        # uint64[1] xorshift state: routing draws (ties, intermediates, ...)
     acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
     step: np.ndarray       # int64[1] internal steps run so far (a switch grant checks its VC grant's step)
     dbg_held: np.ndarray   # int64[L] (--check-invariants, else empty) flits counted against each output VC
@@ -230,7 +232,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8),
-        route_out=np.zeros(4, i8),
+        route_out=np.zeros(5, i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
         dbg_terminal=np.zeros(n * v if p.debug else 0, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),

@@ -18,6 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.routefns import inject_range
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
@@ -62,6 +63,9 @@ def inject(s, b, p, bp, topo, t, w):
                     continue
             last = bnode[node].last_vc
             lo, count = 0, v
+            if bp.routing != 0:  # the VCs BookSim2's routing function gives in injection mode
+                inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst, v, b.route_out)
+                lo, count = b.route_out[0], b.route_out[1]
             if bp.noq:  # only the VCs of the slice of the first router's output port
                 dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, pkts[head].dst,
                           p.n_ports - 1, 0, p.n_ports, v, b.rng, b.route_out)

@@ -1,0 +1,218 @@
+"""BookSim2's other routing functions on meshes and tori (docs/booksim-router.md, section 8).
+
+``route`` dispatches on the routing code (``ROUTINGS``) and writes
+``out[0..4] = (port, vc_lo, vc_hi, ph, esc)``: one output port and a VC range (every function
+here ends up with one port: BookSim2's route set keeps one element per priority, and the
+elements that survive share a port), the flit's ``ph`` field after this hop, and ``esc``: when
+> 0, VCs ``lo .. lo + esc - 1`` are requested at input priority 0 and the rest at priority 1
+(``min_adapt`` on a mesh), else every VC at priority 0.
+
+``ph`` packs what BookSim2 keeps in a flit: bits 0-7 the partition (torus) or the phase
+(``romm``, ``valiant``), bits 8 and up the intermediate node of ``romm`` and ``valiant``
+(BookSim2's ``intm``). ``dim_order`` itself stays in routing.py (code 0), unchanged.
+
+Random draws use the router's xorshift generator (``rng``): ``rand_int(rng, n)`` is uniform on
+``0..n`` inclusive like BookSim2's ``RandomInt(n)``; runs match BookSim2's in distribution.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT
+from netsim_fast.flit.booksim.routing import coin, dim_order
+
+# routing codes (BkParams.routing); the names are BookSim2's (routing_function without the
+# _mesh / _torus suffix)
+R_DIM_ORDER, R_DIM_ORDER_NI, R_DIM_ORDER_PNI, R_XY_YX, R_ADAPTIVE_XY_YX = 0, 1, 2, 3, 4
+R_MIN_ADAPT, R_PLANAR_ADAPT, R_ROMM, R_ROMM_NI, R_VALIANT, R_DIM_ORDER_BAL = 5, 6, 7, 8, 9, 10
+ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
+            "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
+            "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
+            "dim_order_bal": R_DIM_ORDER_BAL}
+
+
+@njit(**KERNEL_JIT)
+def rand_int(rng, n):
+    """Uniform on ``0..n`` inclusive (BookSim2's ``RandomInt(n)``), from the xorshift state."""
+    x = rng[0]
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    rng[0] = x
+    return np.int64((x >> np.uint64(11)) % np.uint64(n + 1))
+
+
+@njit(**KERNEL_JIT)
+def mesh_next(radix, coord, dim_port, n_ports, node, dst, descending):
+    """The mesh next hop: the lowest (``descending``: highest) differing dimension, towards
+    ``dst``; the local port at ``dst``."""
+    nd = radix.shape[0]
+    for i in range(nd):
+        d = nd - 1 - i if descending else i
+        c, e = coord[node, d], coord[dst, d]
+        if c != e:
+            return dim_port[d, 0] if c < e else dim_port[d, 1]
+    return n_ports - 1
+
+
+@njit(**KERNEL_JIT)
+def _slice(lo, hi, j, m, out):
+    """Slice ``j`` of ``m`` equal slices of ``[lo, hi]`` into ``out[1], out[2]``."""
+    q = (hi - lo + 1) // m
+    out[1] = lo + j * q
+    out[2] = out[1] + q - 1
+
+
+@njit(**KERNEL_JIT)
+def _rand_min_intermediate(radix, coord, src, dst, rng):
+    """ROMM's intermediate node: per dimension (0 first) a uniform coordinate between the source's
+    and the destination's, both included (one draw per dimension, also when they are equal)."""
+    node, stride = 0, 1
+    for d in range(radix.shape[0]):
+        a, e = coord[src, d], coord[dst, d]
+        c = a + rand_int(rng, e - a) if e - a > 0 else e + rand_int(rng, a - e)
+        node += c * stride
+        stride *= radix[d]
+    return node
+
+
+@njit(**KERNEL_JIT)
+def _used(ovc, base, port, v):
+    """Flits outstanding downstream over every VC of ``port`` (BookSim2's ``GetUsedCredit``)."""
+    total = 0
+    for w in range(v):
+        total += ovc[base + port * v + w].occ
+    return total
+
+
+@njit(**KERNEL_JIT)
+def _torus_bal(radix, coord, dim_port, port_dim, node, dst, in_port, ph, n_ports, rng, out):
+    """The torus next hop with the balanced partition (two datelines: the wrap forces 1, the middle
+    of the ring forces 0, otherwise a draw); ``out[0]`` the port, ``out[3]`` the partition."""
+    d = -1
+    for dim in range(radix.shape[0]):
+        if coord[node, dim] != coord[dst, dim]:
+            d = dim
+            break
+    out[3] = ph
+    if d < 0:
+        out[0] = n_ports - 1
+        return
+    if in_port < n_ports - 1 and port_dim[in_port] == d:
+        out[0] = dim_port[d, 1] if in_port == dim_port[d, 0] else dim_port[d, 0]
+        return
+    k, c, e = radix[d], coord[node, d], coord[dst, d]
+    delta = k - 2 * ((e - c + k) % k)
+    right = delta > 0 or (delta == 0 and coin(rng) == 1)
+    out[0] = dim_port[d, 0] if right else dim_port[d, 1]
+    mid = (k - 1) // 2
+    if (right and c > e) or (not right and c < e):
+        out[3] = 1
+    elif (right and c <= mid < e) or (not right and e <= mid < c):
+        out[3] = 0
+    else:
+        out[3] = rand_int(rng, 1)
+
+
+@njit(**KERNEL_JIT)
+def _two_phase(fn, radix, coord, dim_port, n_ports, node, src, dst, in_port, ph, v, rng, out):
+    """``romm``, ``romm_ni`` and ``valiant`` on a mesh: towards ``intm`` in phase 0, then ``dst``."""
+    phase, intm = ph & 0xFF, ph >> 8
+    if in_port == n_ports - 1:
+        phase = 0
+        if fn == R_VALIANT:
+            intm = rand_int(rng, coord.shape[0] - 1)
+        else:
+            intm = _rand_min_intermediate(radix, coord, src, dst, rng)
+    if phase == 0 and node == intm:
+        phase = 1
+    out[0] = mesh_next(radix, coord, dim_port, n_ports, node, intm if phase == 0 else dst, False)
+    out[3] = phase | intm << 8
+    if fn == R_ROMM_NI:
+        if node != dst:
+            _slice(0, v - 1, dst, coord.shape[0], out)
+    elif node != dst:
+        h = v // 2
+        if phase == 0:
+            out[2] = v - 1 - h
+        else:
+            out[1] = h
+
+
+@njit(**KERNEL_JIT)
+def route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
+          n_ports, v, rng, out):
+    """Route a head at ``node`` (``src`` to ``dst``) that entered on ``in_port``, VC ``in_vc``,
+    carrying ``ph``: ``out[0..4] = (port, vc_lo, vc_hi, ph, esc)`` (module docstring)."""
+    out[4] = 0
+    if fn == R_DIM_ORDER or (torus == 1 and fn == R_DIM_ORDER_NI):
+        dim_order(radix, coord, dim_port, port_dim, torus, node, dst, in_port, ph & 0xFF, n_ports, v, rng, out)
+        if fn == R_DIM_ORDER_NI:  # the partition is not touched; VCs by destination
+            out[3] = ph
+            if node != dst:
+                _slice(0, v - 1, dst, coord.shape[0], out)
+            else:
+                out[1], out[2] = 0, v - 1
+        return
+    out[1], out[2], out[3] = 0, v - 1, ph
+    local = n_ports - 1
+    if fn == R_DIM_ORDER_BAL:
+        _torus_bal(radix, coord, dim_port, port_dim, node, dst, in_port, ph, n_ports, rng, out)
+        if node != dst:
+            h = v // 2
+            if out[3] == 0:
+                out[2] = v - 1 - h
+            else:
+                out[1] = h
+        return
+    if fn == R_ROMM or fn == R_ROMM_NI or fn == R_VALIANT:
+        _two_phase(fn, radix, coord, dim_port, n_ports, node, src, dst, in_port, ph, v, rng, out)
+        return
+    out[0] = mesh_next(radix, coord, dim_port, n_ports, node, dst, False)
+    if node == dst:
+        return
+    if fn == R_DIM_ORDER_NI:
+        _slice(0, v - 1, dst, coord.shape[0], out)
+    elif fn == R_DIM_ORDER_PNI:
+        d = port_dim[out[0]]
+        _slice(0, v - 1, coord[dst, d], radix[d], out)
+    elif fn == R_XY_YX or fn == R_ADAPTIVE_XY_YX:
+        h = v // 2
+        yx = mesh_next(radix, coord, dim_port, n_ports, node, dst, True)
+        if in_port != local:
+            xy = in_vc < h
+        elif fn == R_XY_YX:
+            xy = rand_int(rng, 1) > 0
+        else:
+            cxy, cyx = _used(ovc, base, out[0], v), _used(ovc, base, yx, v)
+            xy = cxy < cyx or (cxy == cyx and rand_int(rng, 1) > 0)
+        if xy:
+            out[2] = v - 1 - h
+        else:
+            out[0] = yx
+            out[1] = h
+    elif fn == R_MIN_ADAPT:  # the escape VC 0 at priority 0 and, unless in it, VCs 1.. at priority 1
+        if in_port != local and in_vc == 0:
+            out[2] = 0
+        else:
+            out[4] = 1
+    elif fn == R_PLANAR_ADAPT:  # the first adaptive plane's element only: VCs [2m, V-1], m = V / 3
+        out[1] = 2 * (v // 3)
+
+
+@njit(**KERNEL_JIT)
+def inject_range(fn, radix, coord, torus, dst, v, out):
+    """The VCs a terminal may inject on (BookSim2's injection mode): ``out[0], out[1]`` = first VC
+    and count. Every VC, except the mesh ``_ni`` / ``_pni`` functions: the destination's slice
+    (``dim_order_ni`` on a torus slices between routers only)."""
+    out[0], out[1] = 0, v
+    if torus == 1:
+        return
+    if fn == R_DIM_ORDER_NI or fn == R_ROMM_NI:
+        q = v // coord.shape[0]
+        out[0], out[1] = dst * q, q
+    elif fn == R_DIM_ORDER_PNI:
+        q = v // radix[0]
+        out[0], out[1] = coord[dst, 0] * q, q
