@@ -58,7 +58,7 @@ ROUTINGS = {
     **{f"mesh:{r}": ("mesh", 4, 2, 16, 8, 1) for r in (
         "dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt", "planar_adapt", "romm",
         "romm_ni", "valiant")},
-    **{f"torus:{r}": ("torus", 4, 2, 16, 8, 1) for r in ("dim_order", "dim_order_ni", "dim_order_bal")},
+    **{f"torus:{r}": ("torus", 4, 2, 16, 8, 1) for r in ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt")},
 }
 
 

@@ -26,16 +26,16 @@ def arrays(topology="mesh", k=3):
 
 
 def one_hop(a, name, node, src, dst, in_port, in_vc, ph, v, occ=None, seed=1):
-    """(port, lo, hi, ph, esc) of ``route`` at ``node``."""
+    """(port, lo, hi, ph, esc) of ``route`` at ``node``, and (port2, vc2) when there is a second element."""
     ovc = np.zeros(a.coord.shape[0] * 5 * v, BK_OVC).view(np.recarray)
     if occ:
         for port, flits in occ.items():
             ovc.occ[(node * 5 + port) * v] = flits
-    out, rng = np.zeros(5, np.int64), np.array([seed], np.uint64)
+    out, rng = np.zeros(7, np.int64), np.array([seed], np.uint64)
     torus = int(bool(a.wrap.size and a.wrap[0]))
     route(ROUTINGS[name], a.radix, a.coord, a.dim_port, a.port_dim, torus, ovc, node * 5 * v, node, src, dst,
           in_port, in_vc, ph, 5, v, rng, out)
-    return tuple(int(x) for x in out)
+    return tuple(int(x) for x in (out if out[6] >= 0 or name == "min_adapt" and torus else out[:5]))
 
 
 def injection(a, name, dst, v):
@@ -167,7 +167,8 @@ def test_zero_load_latency_on_a_torus(routing):
     ({"routing": "limited_adapt"}, "not registered in BookSim2.*allowed on a mesh.*dim_order_pni"),
     ({"routing": "valiant", "topology": "torus"}, "aborts in BookSim2.*uninitialised.*allowed on a torus"),
     ({"routing": "valiant_ni", "topology": "torus"}, "aborts in BookSim2"),
-    ({"routing": "min_adapt", "topology": "torus"}, "not implemented.*two ports"),
+    ({"routing": "min_adapt", "topology": "torus", "speculative": True}, "speculative.*not implemented"),
+    ({"routing": "min_adapt", "topology": "torus", "vcs": 3}, "vcs >= 4"),
     ({"routing": "dim_order_bal"}, "does not fit --topology mesh"),
     ({"routing": "romm", "topology": "torus"}, "does not fit --topology torus"),
     ({"routing": "romm", "router": "lanes"}, "runs on --router booksim only"),
@@ -185,5 +186,67 @@ def test_every_registered_routing_is_accepted_where_booksim_registers_it():
     for name in ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                  "planar_adapt", "romm", "romm_ni", "valiant"):
         assert Config(topology="mesh", k=4, router="booksim", vcs=16, routing=name).routing == name
-    for name in ("dim_order", "dim_order_ni", "dim_order_bal"):
+    for name in ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt"):
         assert Config(topology="torus", k=4, router="booksim", vcs=16, routing=name).routing == name
+
+
+def test_min_adapt_torus_adaptive_vc_3_and_escape_vc_by_partition():
+    a = arrays("torus", 4)  # escape VCs 0 (partition 0) and 1 (partition 1), adaptive VC 3
+    # 0 -> 1 from the terminal: adaptive right on VC 3 (priority 1); escape right, partition 0 -> VC 0
+    assert one_hop(a, "min_adapt", 0, 0, 1, LOCAL, 0, 0, 4) == (XP, 3, 3, 0, 0, XP, 0)
+    # 3 -> 0 wraps right: escape partition 1 -> VC 1
+    assert one_hop(a, "min_adapt", 3, 3, 0, LOCAL, 0, 0, 4) == (XP, 3, 3, 1, 0, XP, 1)
+    # on the adaptive VC the escape is recomputed as if injected here (partition of this router)
+    assert one_hop(a, "min_adapt", 1, 0, 2, XM, 3, 1, 4) == (XP, 3, 3, 0, 0, XP, 0)
+    # on an escape VC: the escape element alone, continuing with the partition it has
+    assert one_hop(a, "min_adapt", 1, 0, 2, XM, 1, 1, 4) == (XP, 1, 1, 1, 0, -1, -1)
+    # a tie (distance 2 of 4): adaptive goes left, the escape draws its direction
+    got = {one_hop(a, "min_adapt", 0, 0, 2, LOCAL, 0, 0, 4, seed=s * 0x9E3779B97F4A7C15 % 2**64)[5] for s in range(1, 40)}
+    assert one_hop(a, "min_adapt", 0, 0, 2, LOCAL, 0, 0, 4)[0] == XM and got == {XP, XM}
+    assert one_hop(a, "min_adapt", 2, 0, 2, XM, 3, 0, 4)[:3] == (LOCAL, 0, 3)
+
+
+def test_min_adapt_torus_end_to_end_and_watchdog_sees_both_elements():
+    assert one_packet(9, 14, topology="torus", k=4, vcs=4, routing="min_adapt") == (19, 2)
+    from netsim_fast import simulate
+
+    s = simulate(Config(router="booksim", topology="torus", k=4, vcs=4, routing="min_adapt", pattern="uniform-self",
+                        rate=0.3, packet_flits=4, cycles=4000, warmup=1000))
+    assert s["completed"] and s["accepted_load"] > 0.28  # offered 0.3: no knot, every packet moving
+
+
+def test_watchdog_or_request_covers_the_second_element():
+    """A head in VC allocation waits for every candidate VC: the range and the second element.
+    It is blocked only while all are held; one free candidate makes it live (an OR-request)."""
+    from types import SimpleNamespace
+
+    from netsim_fast.flit.booksim import state as bs
+    from netsim_fast.flit.booksim.driver import BooksimWatchdog
+    from netsim_fast.flit.deadlock import LIVE
+    from netsim_fast.flit.state import IN_LANE
+
+    v, ports, n = 4, 5, 1
+    lanes = n * ports * v
+    inl = np.zeros(lanes, IN_LANE).view(np.recarray)
+    inl.up[:] = -1
+    ivc = np.zeros(lanes, bs.BK_IVC).view(np.recarray)
+    ovc = np.zeros(lanes, bs.BK_OVC).view(np.recarray)
+    ovc.owner[:] = -1
+    head = 1 * v + 3  # input port 1, VC 3: routed to port 0 VC 3 (priority 1) or port 2 VC 0 (escape)
+    inl.len[head] = 1
+    ivc.state[head], ivc.port[head], ivc.lo[head], ivc.hi[head] = bs.VC_VA, 0, 3, 3
+    ivc.port2[head], ivc.vc2[head] = 2, 0
+    for holder, out in ((3 * v + 1, 0 * v + 3), (4 * v + 0, 2 * v + 0)):  # both candidates held
+        inl.len[holder] = 1
+        ovc.owner[out] = holder
+        ivc.state[holder] = bs.VC_ACTIVE
+        ivc.port[holder] = ports - 1  # ejecting: never blocked itself
+    b = SimpleNamespace(ivc=ivc, ovc=ovc, ev_cred=np.zeros((1, 1), np.int32), ev_cred_n=np.zeros(1, np.int32),
+                        cq_len=np.zeros(n * ports, np.int32), cq=np.zeros((n * ports, 1), np.int64),
+                        cq_head=np.zeros(n * ports, np.int32))
+    params = SimpleNamespace(n_vcs=v, n_ports=ports, buf=8)
+    dog = BooksimWatchdog(params, b, None)
+    graph = dog.graph(SimpleNamespace(inl=inl), None, 0)
+    assert sorted(graph.waits[head]) == [3 * v + 1, 4 * v + 0]
+    ovc.owner[2 * v + 0] = -1  # the escape VC frees: the head is live
+    assert LIVE in dog.graph(SimpleNamespace(inl=inl), None, 0).waits[head]

@@ -148,7 +148,7 @@ def validate_booksim(cfg) -> None:
 # BookSim2's routing functions the booksim router runs, per topology (flit/booksim/routefns.py)
 BOOKSIM_MESH_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                          "planar_adapt", "romm", "romm_ni", "valiant")
-BOOKSIM_TORUS_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_bal")
+BOOKSIM_TORUS_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt")
 _REFUSED = {
     ("mesh", "limited_adapt"): "is not registered in BookSim2 (routefunc.cpp leaves limited_adapt_mesh out of its "
                                "map: BookSim2 stops with \"Invalid routing function\")",
@@ -156,7 +156,6 @@ _REFUSED = {
                           "continues in a dimension; docs/booksim-router.md section 8)",
     ("torus", "valiant_ni"): "aborts in BookSim2 (valiant_ni_torus reads an uninitialised ring partition once a "
                              "flit continues in a dimension; docs/booksim-router.md section 8)",
-    ("torus", "min_adapt"): f"{_NOT_YET} (its escape and adaptive elements can name two ports)",
 }
 
 
@@ -178,6 +177,13 @@ def _validate_booksim_routing(cfg) -> None:
     if cfg.routing_delay == 0 or cfg.noq:
         raise bad("routing", cfg.routing, f"lookahead routing (--routing-delay 0, --noq) with it {_NOT_YET}; "
                                           "allowed there: dim_order")
+    torus_adapt = cfg.topology == "torus" and cfg.routing == "min_adapt"
+    if torus_adapt and cfg.speculative:
+        raise bad("speculative", "on", f"with --routing min_adapt on a torus {_NOT_YET} (a head may request two "
+                                       "ports); allowed: off")
+    if torus_adapt and cfg.vcs < 4:
+        raise bad("vcs", cfg.vcs, "--routing min_adapt on a torus needs --vcs >= 4 (escape VCs 0 and 1, adaptive VC "
+                                  "3; BookSim2 indexes past the VCs with fewer)")
     n = 1
     for k in cfg.dims:
         n *= k

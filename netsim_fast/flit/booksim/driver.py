@@ -86,8 +86,8 @@ class BooksimWatchdog(Watchdog):
         """Who waits for whom among the input VCs holding flits (docs/booksim-router.md 5).
 
         A head waiting for an output VC waits for the holders of every VC of its route's range
-        (an owned VC's holder is the input VC that owns it, or upstream of it while that one is
-        empty); an active VC whose output VC is full waits for the downstream VC, unless a credit
+        and of its second element if any (an OR: it moves when any one is free; an owned VC's
+        holder is the input VC that owns it, or upstream of it while that one is empty); an active VC whose output VC is full waits for the downstream VC, unless a credit
         is on its way. Routing, crossbar, output FIFOs, links and ejection always move."""
         b, p = self.b, self.params
         inl, ivc, ovc = state.inl, b.ivc, b.ovc
@@ -121,6 +121,9 @@ class BooksimWatchdog(Watchdog):
                 alts = []
                 for w in range(int(ivc[lane].lo), int(ivc[lane].hi) + 1):
                     o = (node * P + int(ivc[lane].port)) * V + w
+                    alts.append(holder(int(ovc[o].owner)) if ovc[o].owner >= 0 else LIVE)
+                if ivc[lane].vc2 >= 0:  # a second route element (torus min_adapt's escape VC): one more candidate
+                    o = (node * P + int(ivc[lane].port2)) * V + int(ivc[lane].vc2)
                     alts.append(holder(int(ovc[o].owner)) if ovc[o].owner >= 0 else LIVE)
                 graph.waits[lane] = alts or [LIVE]
             elif ivc[lane].state == bs.VC_ACTIVE and ivc[lane].port != P - 1:

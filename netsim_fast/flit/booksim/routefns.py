@@ -1,11 +1,13 @@
 """BookSim2's other routing functions on meshes and tori (docs/booksim-router.md, section 8).
 
 ``route`` dispatches on the routing code (``ROUTINGS``) and writes
-``out[0..4] = (port, vc_lo, vc_hi, ph, esc)``: one output port and a VC range (every function
-here ends up with one port: BookSim2's route set keeps one element per priority, and the
-elements that survive share a port), the flit's ``ph`` field after this hop, and ``esc``: when
-> 0, VCs ``lo .. lo + esc - 1`` are requested at input priority 0 and the rest at priority 1
-(``min_adapt`` on a mesh), else every VC at priority 0.
+``out[0..6] = (port, vc_lo, vc_hi, ph, esc, port2, vc2)``: an output port and a VC range (BookSim2's
+route set keeps one element per priority, and on a mesh the elements that survive share a
+port), the flit's ``ph`` field after this hop, ``esc``: when > 0, VCs ``lo .. lo + esc - 1`` are
+requested at input priority 0 and the rest at priority 1 (``min_adapt`` on a mesh), else every
+VC at priority 0; and a second element ``(port2, vc2)`` at priority 0, the range then at
+priority 1 (``min_adapt`` on a torus: its escape VC, on another port when the ring distance
+ties), ``vc2 = -1`` when there is none.
 
 ``ph`` packs what BookSim2 keeps in a flit: bits 0-7 the partition (torus) or the phase
 (``romm``, ``valiant``), bits 8 and up the intermediate node of ``romm`` and ``valiant``
@@ -142,11 +144,42 @@ def _two_phase(fn, radix, coord, dim_port, n_ports, node, src, dst, in_port, ph,
 
 
 @njit(**KERNEL_JIT)
+def _min_adapt_torus(radix, coord, dim_port, port_dim, node, dst, in_port, in_vc, ph, n_ports, v, rng, out):
+    """``min_adapt`` on a torus: off the escape VCs 0 and 1 (or just injected), the adaptive element
+    (the first unresolved dimension's shorter direction, left on a tie, VC 3, priority 1) and the
+    escape element (the torus next hop as if injected here: partition recomputed, VC = partition,
+    priority 0) as ``out[5], out[6]``; on an escape VC the escape element alone, computed as
+    dim_order does. At the destination: the local port, every VC."""
+    local = n_ports - 1
+    if node == dst:
+        out[0], out[1], out[2], out[3] = local, 0, v - 1, ph
+        return
+    adaptive = in_port == local or in_vc > 1
+    dim_order(radix, coord, dim_port, port_dim, 1, node, dst, local if adaptive else in_port, ph & 0xFF, n_ports, v,
+              rng, out)
+    part = out[3]
+    if not adaptive:
+        out[1], out[2] = part, part
+        return
+    out[5], out[6] = out[0], part
+    for d in range(radix.shape[0]):
+        c, e = coord[node, d], coord[dst, d]
+        if c != e:
+            k = radix[d]
+            out[0] = dim_port[d, 0] if k - 2 * ((e - c + k) % k) > 0 else dim_port[d, 1]
+            break
+    out[1], out[2] = 3, 3
+
+
+@njit(**KERNEL_JIT)
 def route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
           n_ports, v, rng, out):
     """Route a head at ``node`` (``src`` to ``dst``) that entered on ``in_port``, VC ``in_vc``,
     carrying ``ph``: ``out[0..4] = (port, vc_lo, vc_hi, ph, esc)`` (module docstring)."""
-    out[4] = 0
+    out[4], out[5], out[6] = 0, -1, -1
+    if torus == 1 and fn == R_MIN_ADAPT:
+        _min_adapt_torus(radix, coord, dim_port, port_dim, node, dst, in_port, in_vc, ph, n_ports, v, rng, out)
+        return
     if fn == R_DIM_ORDER or (torus == 1 and fn == R_DIM_ORDER_NI):
         dim_order(radix, coord, dim_port, port_dim, torus, node, dst, in_port, ph & 0xFF, n_ports, v, rng, out)
         if fn == R_DIM_ORDER_NI:  # the partition is not touched; VCs by destination

@@ -112,14 +112,18 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node):
         ivc[lane].va_stamp = due
         b.node[node].va_due = due
         first = ivc[lane].port * v
-        for w in range(ivc[lane].lo, ivc[lane].hi + 1):
-            o = first + w
-            if ovc[base + o].owner != NONE:
-                continue
-            if bp.busy_full and ovc[base + o].occ >= p.buf:
+        second = NONE if ivc[lane].vc2 == NONE else ivc[lane].port2 * v + ivc[lane].vc2  # priority 0, in order
+        w, hi = ivc[lane].lo, ivc[lane].hi
+        while w <= hi or second != NONE:
+            if second != NONE and (w > hi or second < first + w):
+                o, pri, second = second, 0, NONE
+            else:
+                o = first + w
+                pri = 1 if (ivc[lane].esc > 0 and w >= ivc[lane].lo + ivc[lane].esc) or ivc[lane].vc2 != NONE else 0
+                w += 1
+            if ovc[base + o].owner != NONE or (bp.busy_full and ovc[base + o].occ >= p.buf):
                 continue
             in_req[k, in_n[k]] = o
-            pri = 1 if ivc[lane].esc > 0 and w >= ivc[lane].lo + ivc[lane].esc else 0
             b.in_pri[k, in_n[k]] = pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0)
             in_n[k] += 1
             out_req[o, out_n[o]] = k
@@ -151,7 +155,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
               pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos], p.n_ports, p.n_vcs,
               b.rng, out)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
-        ivc[lane].esc = out[4]
+        ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA
         ivc[lane].queue = Q_VA
         ivc[lane].stamp = NONE
@@ -209,6 +213,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
                 ovc[o].owner = lane
                 ovc[o].tail_sent = 0
                 inl[lane].out = o
+                ivc[lane].port = (o - base) // v  # the granted element's port (torus min_adapt has two)
                 ivc[lane].va_grant = NONE
                 ivc[lane].state = VC_ACTIVE
                 ivc[lane].queue = Q_SA  # speculating, it keeps its place (and stamp) in the switch queue

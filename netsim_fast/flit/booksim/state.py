@@ -54,6 +54,8 @@ BK_IVC = np.dtype([
     ("hi", i4),
     ("ph", i4),        # the front head's ph after this hop: partition (torus), phase | intm << 8 (romm, valiant)
     ("esc", i4),       # > 0: VCs lo .. lo+esc-1 requested at input priority 0, the rest at 1 (routefns.route)
+    ("port2", i4),     # a second route element (torus min_adapt's escape): port and VC at priority 0,
+    ("vc2", i4),       # the range above then at priority 1; vc2 NONE if none
     ("sa_spec", i4),   # 1: this cycle's switch grant was speculative (the VC was still in VC allocation)
     ("va_stamp", i8),  # VC-allocation queue: cycle its batch is due, NONE while waiting
     ("sa_stamp", i8),  # switch-allocation queue: the same
@@ -171,7 +173,7 @@ class BkState(NamedTuple):
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
-    route_out: np.ndarray  # int64[5] routing scratch: (port, vc_lo, vc_hi, ph, esc)
+    route_out: np.ndarray  # int64[7] routing scratch: (port, vc_lo, vc_hi, ph, esc, port2, vc2)
     rng: np.ndarray        # uint64[1] xorshift state: routing draws (ties, intermediates, ...)
     acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
     step: np.ndarray       # int64[1] internal steps run so far (a switch grant checks its VC grant's step)
@@ -198,7 +200,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         return np.zeros(shape, dtype).view(np.recarray)
 
     ivc = rec(lanes, BK_IVC)
-    for f in ("stamp", "va_grant", "port", "va_stamp", "sa_stamp", "va_step"):
+    for f in ("stamp", "va_grant", "port", "va_stamp", "sa_stamp", "va_step", "port2", "vc2"):
         ivc[f] = NONE
     ovc = rec(lanes, BK_OVC)
     ovc["owner"] = NONE
@@ -232,7 +234,7 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8),
-        route_out=np.zeros(5, i8),
+        route_out=np.zeros(7, i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
         dbg_terminal=np.zeros(n * v if p.debug else 0, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
