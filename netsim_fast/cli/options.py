@@ -68,7 +68,7 @@ def given(ctx, name: str) -> bool:
 _ROUTING = "Router and routing"
 RoutingOpt = Annotated[Optional[str], typer.Option(
     "--routing", rich_help_panel=_ROUTING,
-    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | dim_order (--router booksim: BookSim2's, meshes and tori) | minimal (any topology) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
+    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | dim_order, dim_order_ni, min_adapt (--router booksim: BookSim2's, meshes and tori) | dim_order_pni, xy_yx, adaptive_xy_yx, planar_adapt, romm, romm_ni, valiant (--router booksim, meshes) | dim_order_bal (--router booksim, tori; docs/booksim-router.md 8.1) | minimal (any topology) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
 VcsOpt = Annotated[int, typer.Option("--vcs", rich_help_panel=_ROUTING, help="Virtual channels per physical channel.")]
 InjectVcsOpt = Annotated[Optional[str], typer.Option(
     "--inject-vcs", rich_help_panel=_ROUTING, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")]
