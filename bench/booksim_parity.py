@@ -23,7 +23,9 @@ section 12): the same ``vc_allocator`` and ``sw_allocator`` in both simulators, 
 latency side by side.
 
 ``--routings`` runs BookSim2's other routing functions (``ROUTINGS``: 4x4 mesh and torus, 16 VCs,
-1-flit packets, ``--rate`` 0.1 by default) side by side: mean packet latency and hops.
+1-flit packets, ``--rate`` 0.1 by default) side by side: mean packet latency and hops; with
+``--loaded`` too, the loaded set (``ROUTINGS_LOADED``: 4 VCs, 4-flit packets, each at its own
+load, where the adaptive choices and the VC classes matter).
 
 Writes ``docs/figures/booksim_parity.csv`` (or ``--out``) and prints a markdown table.
 """
@@ -59,6 +61,14 @@ ROUTINGS = {
         "dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt", "planar_adapt", "romm",
         "romm_ni", "valiant")},
     **{f"torus:{r}": ("torus", 4, 2, 16, 8, 1) for r in ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt")},
+}
+
+
+# routing function -> (set-up, offered flits/node/cycle): loaded, 4 VCs, 4-flit packets
+ROUTINGS_LOADED = {
+    "torus:min_adapt": (("torus", 4, 2, 4, 8, 4), 0.4), "torus:dim_order_bal": (("torus", 4, 2, 4, 8, 4), 0.4),
+    "mesh:adaptive_xy_yx": (("mesh", 4, 2, 4, 8, 4), 0.3), "mesh:xy_yx": (("mesh", 4, 2, 4, 8, 4), 0.3),
+    "mesh:romm": (("mesh", 4, 2, 4, 8, 4), 0.3), "mesh:valiant": (("mesh", 4, 2, 4, 8, 4), 0.15),
 }
 
 
@@ -126,10 +136,10 @@ def main(argv=None) -> int:
     if not binary:
         print("BOOKSIM is not set: skipping the BookSim2 parity bench (set it to a BookSim2 binary)")
         return 0
-    if args.loaded:
-        return loaded(binary, args)
     if args.routings:
         return routings(binary, args)
+    if args.loaded:
+        return loaded(binary, args)
     rows = []
     for name, setup in SETUPS.items():
         if args.only not in name:
@@ -187,9 +197,10 @@ def loaded(binary: str, args) -> int:
 
 
 def routings(binary: str, args) -> int:
-    rate = args.rate if args.rate != 0.02 else 0.1
+    default = args.rate if args.rate != 0.02 else 0.1
+    cases = ROUTINGS_LOADED if args.loaded else {name: (setup, default) for name, setup in ROUTINGS.items()}
     rows = []
-    for name, setup in ROUTINGS.items():
+    for name, (setup, rate) in cases.items():
         if args.only not in name:
             continue
         routing = name.split(":")[1]
@@ -202,14 +213,14 @@ def routings(binary: str, args) -> int:
             print(f"{name} seed {seed}: latency {b['latency']:.3f} / {m['latency']:.3f}; hops "
                   f"{b['hops_links']:.3f} / {m['hops_links']:.3f}", file=sys.stderr)
     out = Path(args.out)
-    out = out.with_name(out.stem + "_routings" + out.suffix)
+    out = out.with_name(out.stem + ("_routings_loaded" if args.loaded else "_routings") + out.suffix)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    print("| routing | BookSim2 latency | netsim latency | difference | BookSim2 hops-1 | netsim hops |")
-    print("|---|---|---|---|---|---|")
+    print("| routing | rate | BookSim2 latency | netsim latency | difference | BookSim2 hops-1 | netsim hops |")
+    print("|---|---|---|---|---|---|---|")
     for name in dict.fromkeys(r["routing"] for r in rows):
         mine = [r for r in rows if r["routing"] == name]
 
@@ -217,7 +228,7 @@ def routings(binary: str, args) -> int:
             return sum(r[key] for r in mine) / len(mine)
 
         bk, ns = mean("booksim_latency"), mean("netsim_latency")
-        print(f"| {name} | {bk:.3f} | {ns:.3f} | {100 * (ns - bk) / bk:+.2f} % | {mean('booksim_hops_links'):.3f} | "
+        print(f"| {name} | {mine[0]['rate']} | {bk:.3f} | {ns:.3f} | {100 * (ns - bk) / bk:+.2f} % | {mean('booksim_hops_links'):.3f} | "
               f"{mean('netsim_hops_links'):.3f} |")
     return 0
 
