@@ -13,6 +13,19 @@ import numpy as np
 from netsim_fast.flit import state as fs
 
 
+def takes_live_figures(progress) -> bool:
+    """Whether a ``progress`` callback takes ``accepted`` and ``latency`` keywords (the CLI's
+    does); a plain ``progress(done, limit)`` keeps being called with those two only."""
+    import inspect
+
+    try:
+        params = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    names = {p.name for p in params}
+    return any(p.kind is p.VAR_KEYWORD for p in params) or {"accepted", "latency"} <= names
+
+
 class LiveFigures:
     """Accepted load and mean latency of each batch, for ``progress(t, limit, **figures)``."""
 

@@ -162,9 +162,10 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     from netsim_fast.flit.deadlock import Watchdog
 
     watchdog = Watchdog(params) if driver is None else driver.watchdog(params)
-    from netsim_fast.flit.live import LiveFigures
+    from netsim_fast.flit.live import LiveFigures, takes_live_figures
 
     live = LiveFigures(topo.n_nodes)  # what the progress display shows of each batch
+    live_progress = progress is not None and takes_live_figures(progress)
     next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
     try:
         while t < limit and not state.cnt[fs.C_DONE]:
@@ -182,8 +183,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
             err = advance(state, params, topo.arrays, t_end)
             t = int(state.cnt[fs.C_CYCLE])
-            if progress is not None:
-                progress(t, limit, **live.figures(state, t))
+            if progress is not None:  # the live figures go to callbacks that take them
+                progress(t, limit, **live.figures(state, t)) if live_progress else progress(t, limit)
             if err == fs.ERR_DEADLOCK and not watchdog.confirm(state, topo):
                 err = fs.ERR_OK  # a long wait, not a knot: recorded as starvation, the run goes on
             if err != fs.ERR_OK:
