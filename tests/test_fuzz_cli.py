@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -47,6 +48,12 @@ RUN_OPTIONS = {
     "--latency-limit": SMALL_INT, "--sample-period": SMALL_INT, "--memory-limit": SMALL_INT,
     "--sweep-rates": st.sampled_from(["0.1,0.2", "0:1:0", "0:1:1e-9", "0.1:0.05:0.1", "nan"]),
     "--grain-bytes": SMALL_INT, "--sync": st.sampled_from(["none", "local", "global", "never"]),
+    "--measurement": st.sampled_from(["window", "booksim", "batch"]),
+    "--sim-type": st.sampled_from(["latency", "throughput", "batch"]), "--warmup-periods": SMALL_INT,
+    "--max-samples": SMALL_INT, "--warmup-thres": RATE, "--stopping-thres": RATE,
+    "--injection": st.sampled_from(["bernoulli", "onoff", "poisson"]), "--burst-length": RATE, "--duty-cycle": RATE,
+    "--packet-sizes": st.sampled_from(["1,8", "4", "0,2", "1,x", ""]), "--packet-mix": st.sampled_from(["0.8,0.2", "1", "-1,2", "0,0"]),
+    "--batch": SMALL_INT, "--report": st.sampled_from(["table", "booksim", "csv"]), "--source-queue": SMALL_INT,
 }
 
 
@@ -305,6 +312,45 @@ def _fuzz_config(folder, data: bytes) -> None:
     path = folder / "run.toml"
     path.write_bytes(data)
     _check(Outcome(["run", "--config", str(path), "--cycles", "10", "--quiet", "--json", "--memory-limit", "2000"]))
+
+
+BOOKSIM_TOKENS = st.sampled_from([
+    "topology", "k", "n", "mesh", "torus", "anynet", "network_file", "routing_function", "dim_order", "min_adapt",
+    "num_vcs", "vc_buf_size", "buf_size", "injection_rate", "injection_rate_uses_flits", "traffic", "uniform",
+    "transpose", "packet_size", "packet_size_rate", "{{1,2}}", "{4,8}", "{", "}", ",", "sim_type", "latency",
+    "throughput", "batch", "seed", "time", "injection_process", "on_off", "on_off(0.1,0.2)", "burst_alpha",
+    "burst_r1", "vc_allocator", "islip(2)", "separable_input_first(matrix)", "router", "iq", "routing_delay",
+    "sample_period", "max_samples", "latency_thres", "sim_count", "watch_out", "-", "=", ";", "//", "0", "1", "-1",
+    "0.5", "8", "1e400", "2147483648", ".5", "x", "\n", " "])
+
+
+@st.composite
+def booksim_files(draw) -> bytes:
+    """A BookSim2 configuration: statements of BOOKSIM_TOKENS, or a mutated example file."""
+    if draw(st.booleans()):
+        statements = draw(st.lists(st.lists(BOOKSIM_TOKENS, min_size=1, max_size=5).map(" ".join), max_size=10))
+        return "\n".join(statements).encode()
+    seeds = sorted(Path(__file__).parent.joinpath("booksim_cases").glob("*.cfg"))
+    return draw(mutated(draw(st.sampled_from(seeds)).read_bytes()))
+
+
+def _fuzz_booksim(folder, data: bytes) -> None:
+    path = folder / "run.cfg"
+    path.write_bytes(data)
+    _check(Outcome(["run", "--booksim-config", str(path), "--quiet", "--json", "--memory-limit", "2000"]))
+
+
+@settings(max_examples=SMALL_SAMPLE, **READER_SETTINGS)
+@given(data=booksim_files())
+def test_booksim_configs_are_read_or_refused(no_engines, fuzz_folder, data):
+    _fuzz_booksim(fuzz_folder, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=LARGE_SAMPLE, **READER_SETTINGS)
+@given(data=booksim_files())
+def test_thousands_of_booksim_configs_are_read_or_refused(no_engines, fuzz_folder, data):
+    _fuzz_booksim(fuzz_folder, data)
 
 
 def _fuzz_spec(folder, data: bytes) -> None:

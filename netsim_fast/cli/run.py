@@ -175,6 +175,7 @@ def run(
     for option, path, check in (("plot", plot, check_image_path), ("save-config", save_config, check_writable_file)):
         if path is not None:  # checked before any work, not after the curve
             check(option, path)
+    notice = None
     if config is not None and booksim_config is not None:
         from netsim_fast.config import bad
 
@@ -190,8 +191,8 @@ def run(
         from netsim_fast.config.booksim_import import read_booksim_run
 
         from_file, ignored = read_booksim_run(booksim_config, booksim_overrides or ())
-        if ignored:
-            typer.echo(f"note: BookSim2 output keys not used by netsim-fast: {', '.join(ignored)}", err=True)
+        if ignored:  # said once the run is accepted, so a refusal stays one line
+            notice = f"note: BookSim2 output keys not used by netsim-fast: {', '.join(ignored)}"
         fields = _with_file(ctx, fields, booksim_config, from_file)
     cfg = Config(**fields)
     cfgs = _seed_configs(cfg, fields, seeds, trace=trace, sweep_rates=sweep_rates)
@@ -219,6 +220,7 @@ def run(
         if cfg.trace is not None:
             raise bad("trace", cfg.trace, "writes one run's trace; --sweep-rates runs many (use netsim-fast sweep, whose [sweep] table can keep traces)")
 
+        _notify(notice)
         rate_curve(cfg, sweep_rates, plot=plot, as_json=json, quiet=quiet, past_saturation=past_saturation)
         return
     if past_saturation:
@@ -229,7 +231,13 @@ def run(
         from netsim_fast.config import bad
 
         raise bad("plot", plot, "draws the latency-load curve, so it needs --sweep-rates")
+    _notify(notice)
     _run_one(cfgs, as_json=json, quiet=quiet, report=report)
+
+
+def _notify(notice: str | None) -> None:
+    if notice:
+        typer.echo(notice, err=True)
 
 
 def _check_report(report: str, cfg, *, as_json: bool, sweep_rates) -> None:
