@@ -73,11 +73,11 @@ ROUTINGS_LOADED = {
 
 
 def booksim_run(binary: str, setup, rate: float, seed: int, allocator: str = "islip",
-                routing: str = "dim_order") -> dict:
+                routing: str = "dim_order", routing_delay: int = 1) -> dict:
     topology, k, n, vcs, buf, size = setup
     text = (f"topology = {topology}; k = {k}; n = {n}; routing_function = {routing}; num_vcs = {vcs};\n"
             f"vc_buf_size = {buf}; packet_size = {size}; injection_rate = {rate / size}; traffic = uniform;\n"
-            f"seed = {seed}; vc_allocator = {allocator}; sw_allocator = {allocator};\n")
+            f"seed = {seed}; vc_allocator = {allocator}; sw_allocator = {allocator}; routing_delay = {routing_delay};\n")
     with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as f:
         f.write(text)
     try:
@@ -95,13 +95,14 @@ def booksim_run(binary: str, setup, rate: float, seed: int, allocator: str = "is
             "min": minimum, "hops_links": grab("Hops average") - 1}
 
 
-def netsim_run(setup, rate: float, seed: int, allocator: str = "islip", routing: str = "dim_order") -> dict:
+def netsim_run(setup, rate: float, seed: int, allocator: str = "islip", routing: str = "dim_order",
+               routing_delay: int = 1) -> dict:
     from netsim_fast import Config, simulate
 
     topology, k, n, vcs, buf, size = setup
     cfg = Config(topology=topology, k=k, n=n, router="booksim", vcs=vcs, buf=buf, packet_flits=size,
                  pattern="uniform-self", rate=rate, seed=seed, warmup=3000, measure=10000, vc_allocator=allocator,
-                 sw_allocator=allocator, routing=routing)
+                 sw_allocator=allocator, routing=routing, routing_delay=routing_delay)
     s = simulate(cfg)
     first = s["latency_histogram"]["edges"][0]  # the minimum (minus 0.5 when every latency is equal)
     return {"latency": s["latency_mean"], "network": s["network_latency_mean"],
@@ -131,6 +132,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="docs/figures/booksim_parity.csv")
     ap.add_argument("--loaded", action="store_true", help="the allocator matrix at the 4x4 mesh reference point")
     ap.add_argument("--routings", action="store_true", help="BookSim2's routing functions side by side")
+    ap.add_argument("--routing-delay", type=int, default=1, help="with --routings: 0 for lookahead routing")
     args = ap.parse_args(argv)
     binary = os.environ.get("BOOKSIM")
     if not binary:
@@ -201,19 +203,20 @@ def routings(binary: str, args) -> int:
     cases = ROUTINGS_LOADED if args.loaded else {name: (setup, default) for name, setup in ROUTINGS.items()}
     rows = []
     for name, (setup, rate) in cases.items():
-        if args.only not in name:
-            continue
+        if args.only not in name or (args.routing_delay == 0 and name == "torus:min_adapt"):
+            continue  # (torus min_adapt with lookahead routing is not implemented)
         routing = name.split(":")[1]
         for seed in range(args.seeds):
-            b = booksim_run(binary, setup, rate, seed, routing=routing)
-            m = netsim_run(setup, rate, seed + 1, routing=routing)
+            b = booksim_run(binary, setup, rate, seed, routing=routing, routing_delay=args.routing_delay)
+            m = netsim_run(setup, rate, seed + 1, routing=routing, routing_delay=args.routing_delay)
             rows.append({"routing": name, "seed": seed, "rate": rate, "booksim_latency": b["latency"],
                          "netsim_latency": m["latency"], "booksim_hops_links": b["hops_links"],
                          "netsim_hops_links": m["hops_links"]})
             print(f"{name} seed {seed}: latency {b['latency']:.3f} / {m['latency']:.3f}; hops "
                   f"{b['hops_links']:.3f} / {m['hops_links']:.3f}", file=sys.stderr)
     out = Path(args.out)
-    out = out.with_name(out.stem + ("_routings_loaded" if args.loaded else "_routings") + out.suffix)
+    out = out.with_name(out.stem + ("_routings_loaded" if args.loaded else "_routings")
+                        + ("_lookahead" if args.routing_delay == 0 else "") + out.suffix)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))

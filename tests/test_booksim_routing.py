@@ -175,7 +175,8 @@ def test_zero_load_latency_on_a_torus(routing):
     ({"routing": "dim_order_ni", "vcs": 8}, "vcs >= 16"),
     ({"routing": "dim_order_pni", "vcs": 3}, "vcs >= 4"),
     ({"routing": "valiant", "vcs": 1}, "vcs >= 2"),
-    ({"routing": "xy_yx", "routing_delay": 0}, "lookahead.*not implemented"),
+    ({"routing": "xy_yx", "routing_delay": 0, "noq": True, "vcs": 10}, "noq.*not implemented"),
+    ({"routing": "min_adapt", "topology": "torus", "routing_delay": 0}, "lookahead.*not implemented"),
 ])
 def test_routings_refused_with_a_reason(kw, match):
     with pytest.raises(ConfigError, match=match):
@@ -250,3 +251,16 @@ def test_watchdog_or_request_covers_the_second_element():
     assert sorted(graph.waits[head]) == [3 * v + 1, 4 * v + 0]
     ovc.owner[2 * v + 0] = -1  # the escape VC frees: the head is live
     assert LIVE in dog.graph(SimpleNamespace(inl=inl), None, 0).waits[head]
+
+
+@pytest.mark.parametrize("routing", ["dim_order_ni", "xy_yx", "adaptive_xy_yx", "min_adapt", "romm", "valiant"])
+def test_lookahead_routing_carries_the_route_and_intermediate(routing):
+    # routing_delay 0: P = 2 per router, 6 + 4 H (tests/test_booksim_router.py); the route for
+    # each router is computed one router ahead and rides with the head, phase and intm included
+    hops = set()
+    for seed in range(1, 9):
+        latency, h = one_packet(0, 1, topology="mesh", k=3, vcs=9, routing=routing, routing_delay=0, seed=seed)
+        assert latency == 6 + 4 * h
+        hops.add(h)
+    assert hops == {1} if routing != "valiant" else len(hops) > 1
+    assert one_packet(9, 14, topology="torus", k=4, vcs=16, routing="dim_order_bal", routing_delay=0) == (4 + 3 * 2 + 2 * 3, 2)

@@ -174,9 +174,13 @@ def _validate_booksim_routing(cfg) -> None:
                                           f"a {cfg.topology}: {', '.join(allowed)}")
     if cfg.routing == "dim_order":
         return
-    if cfg.routing_delay == 0 or cfg.noq:
-        raise bad("routing", cfg.routing, f"lookahead routing (--routing-delay 0, --noq) with it {_NOT_YET}; "
-                                          "allowed there: dim_order")
+    if cfg.noq:
+        raise bad("routing", cfg.routing, f"next-hop output queueing (--noq) with it {_NOT_YET}; allowed there: "
+                                          "dim_order")
+    if cfg.routing_delay == 0 and cfg.topology == "torus" and cfg.routing == "min_adapt":
+        raise bad("routing", cfg.routing, f"on a torus with lookahead routing (--routing-delay 0) {_NOT_YET} (its two "
+                                          "route elements do not fit the route a head carries); allowed: --routing-delay "
+                                          ">= 1")
     torus_adapt = cfg.topology == "torus" and cfg.routing == "min_adapt"
     if torus_adapt and cfg.speculative:
         raise bad("speculative", "on", f"with --routing min_adapt on a torus {_NOT_YET} (a head may request two "

@@ -72,9 +72,12 @@ def dim_order(radix, coord, dim_port, port_dim, torus, node, dst, in_port, ph, n
 
 @njit(**KERNEL_JIT)
 def pack_route(out):
-    """A route ``(port, vc_lo, vc_hi, partition)`` as one int64 (lookahead routing carries it
-    with the head); 0 means no route (the next hop is the terminal)."""
-    return (np.int64(out[0]) + 1) << 8 | np.int64(out[1]) << 20 | np.int64(out[2]) << 32 | np.int64(out[3])
+    """A route ``(port, vc_lo, vc_hi, ph, esc)`` as one int64 (lookahead routing carries it with
+    the head): bits 0-7 the partition or phase, 8-19 port + 1, 20-31 and 32-43 the VC range,
+    44-61 the intermediate node (``ph >> 8``, routefns.py), 62 ``esc``; 0 means no route (the
+    next hop is the terminal)."""
+    return ((np.int64(out[0]) + 1) << 8 | np.int64(out[1]) << 20 | np.int64(out[2]) << 32
+            | (np.int64(out[3]) & 0xFF) | (np.int64(out[3]) >> 8) << 44 | (np.int64(out[4]) & 1) << 62)
 
 
 @njit(**KERNEL_JIT)
@@ -82,4 +85,5 @@ def unpack_route(info, out):
     out[0] = ((info >> 8) & 0xFFF) - 1
     out[1] = (info >> 20) & 0xFFF
     out[2] = (info >> 32) & 0xFFF
-    out[3] = info & 0xFF
+    out[3] = (info & 0xFF) | ((info >> 44) & 0x3FFFF) << 8
+    out[4] = (info >> 62) & 1

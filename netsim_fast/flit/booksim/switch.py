@@ -20,6 +20,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
+from netsim_fast.flit.booksim.routefns import route
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
@@ -49,6 +50,7 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
     unpack_route(info, out)
     ivc = b.ivc
     ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
+    ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], NONE, NONE
     ivc[lane].noq = 0
     node = s.inl[lane].node
     if bp.noq and out[0] != p.n_ports - 1:
@@ -216,8 +218,9 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
         port = ivc[lane].port
         if port != local and not bp.noq:
             nxt, nin = topo.nbr[node, port], topo.nbr_in_port[node, port]
-            dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, nxt, pkts[flit >> 32].dst,
-                      nin, ivc[lane].ph, p.n_ports, v, b.rng, b.route_out)
+            pk = pkts[flit >> 32]
+            route(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
+                  nxt * p.n_ports * v, nxt, pk.src, pk.dst, nin, o % v, ivc[lane].ph, p.n_ports, v, b.rng, b.route_out)
             info = pack_route(b.route_out)
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1

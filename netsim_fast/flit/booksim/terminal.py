@@ -18,7 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.flit.booksim.routefns import inject_range
+from netsim_fast.flit.booksim.routefns import inject_range, route
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
@@ -110,8 +110,9 @@ def inject(s, b, p, bp, topo, t, w):
         b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
         b.ev_flit[slot, k, 2] = 0
         if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
-            dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, pkts[pkt].dst,
-                      p.n_ports - 1, 0, p.n_ports, v, b.rng, b.route_out)
+            route(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
+                  node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, p.n_ports - 1, vc, 0, p.n_ports, v, b.rng,
+                  b.route_out)
             b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
