@@ -264,3 +264,13 @@ def test_lookahead_routing_carries_the_route_and_intermediate(routing):
         hops.add(h)
     assert hops == {1} if routing != "valiant" else len(hops) > 1
     assert one_packet(9, 14, topology="torus", k=4, vcs=16, routing="dim_order_bal", routing_delay=0) == (4 + 3 * 2 + 2 * 3, 2)
+
+
+@pytest.mark.parametrize("routing", ["romm", "dim_order", "limited_adapt"])
+def test_check_deadlock_refuses_booksim_routings(routing):
+    from typer.testing import CliRunner
+
+    from netsim_fast.cli import app
+
+    r = CliRunner().invoke(app, ["check-deadlock", "--topology", "mesh", "--k", "4", "--routing", routing, "--quiet"])
+    assert r.exit_code == 2 and "does not analyse" in r.output
