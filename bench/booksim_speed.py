@@ -22,10 +22,12 @@ Counting the work the same way for both (flit-hops: router-to-router link traver
   cache; its work is the engine's exact flit-hop counter and its time ``sim_seconds``
   (simulation, without compilation or loading the kernels).
 
-The ``booksim`` router of the parity issue does not exist yet, so every netsim-fast figure is
-its default ``lanes`` router (and ``iq`` where named) on the *nearest* set-up: same topology,
-VCs, buffer depth, packet size, traffic and offered load; the routers differ (paper 004's
-switch vs BookSim2's input-queued router), so accepted loads are printed beside the speeds.
+Set-ups named ``..._booksim`` run netsim-fast's ``booksim`` router on BookSim2's exact
+configuration (the same router, allocators and pipeline; ``dim_order``, BookSim2's
+``uniform`` as ``uniform-self``). The others run netsim-fast's default ``lanes`` router (and
+``iq`` where named) on the *nearest* set-up: same topology, VCs, buffer depth, packet size,
+traffic and offered load; the routers differ (paper 004's switch vs BookSim2's input-queued
+router), so accepted loads are printed beside the speeds.
 The adaptive set-up pairs BookSim2's ``min_adapt`` with netsim-fast's ``duato`` (both minimal
 adaptive with an escape VC; not the same function).
 
@@ -57,6 +59,21 @@ SETUPS = {
         dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
              injection_rate=0.15),
         dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15), 4000),
+    "torus16_dor_4vc_8flit_0.15_booksim": (
+        dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.15),
+        dict(topology="torus", k=16, router="booksim", routing="dim_order", vcs=4, buf=8, packet_flits=8, rate=0.15,
+             pattern="uniform-self"), 4000),
+    "torus16_dor_4vc_8flit_0.5_booksim": (
+        dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
+             injection_rate=0.5),
+        dict(topology="torus", k=16, router="booksim", routing="dim_order", vcs=4, buf=8, packet_flits=8, rate=0.5,
+             pattern="uniform-self"), 4000),
+    "mesh8_dor_2vc_1flit_0.15_booksim": (
+        dict(topology="mesh", k=8, n=2, routing_function="dim_order", num_vcs=2, vc_buf_size=8, packet_size=1,
+             injection_rate=0.15),
+        dict(topology="mesh", k=8, router="booksim", routing="dim_order", vcs=2, buf=8, packet_flits=1, rate=0.15,
+             pattern="uniform-self"), 8000),
     "torus16_dor_4vc_8flit_0.15_iq": (
         dict(topology="torus", k=16, n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=8, packet_size=8,
              injection_rate=0.15),
