@@ -93,10 +93,10 @@ def _table_channel_loads(nbr, link_id, dist, port_mask, loads):
 def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal") -> tuple[float, str]:
     """(capacity in flits/node/cycle, how it was obtained). ``table`` (a MinimalTable) is the
     routing of a non-grid topology; shortest paths are assumed when it is not given."""
-    closed = bisection_capacity(topo)
+    closed = None if topo.faulted else bisection_capacity(topo)
     if closed is not None:
         return closed / t_link, "bisection"
-    if topo.is_grid:
+    if topo.is_grid and not topo.faulted:
         loads = _dor_channel_loads(topo.arrays, np.zeros(topo.n_links, np.int64))
         return (topo.n_nodes - 1) / float(loads.max()) / t_link, "max channel load (dor)"
     if table is None:

@@ -36,6 +36,10 @@ BaseOpt = Annotated[Optional[int], typer.Option(
 JumpsOpt = Annotated[Optional[str], typer.Option("--jumps", rich_help_panel=_TOPO, help="Circulant jumps, e.g. 1,2,5.")]
 FileOpt = Annotated[Optional[str], typer.Option(
     "--file", rich_help_panel=_TOPO, help="Edge-list file: one 'u v' link per line, optional first line 'nodes N'.")]
+LinkFailuresOpt = Annotated[int, typer.Option(
+    "--link-failures", rich_help_panel=_TOPO, help="Remove this many random links (BookSim2's link_failures); only --routing minimal routes around them, a disconnected network is refused.")]
+FaultSeedOpt = Annotated[Optional[int], typer.Option(
+    "--fault-seed", rich_help_panel=_TOPO, help="Seed of the failed links (default: the value of --seed).")]
 GraphSeedOpt = Annotated[Optional[int], typer.Option(
     "--graph-seed", rich_help_panel=_TOPO, help="Seed of a random topology (default: the value of --seed).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the traffic (and of a random topology unless --graph-seed).")]

@@ -24,7 +24,7 @@ from netsim_fast.config.router import (
     _validate_routing,
 )
 from netsim_fast.config.run_control import RunControlFields, _validate_measurement, _validate_seeds, validate_memory
-from netsim_fast.config.topology import TopologyFields, _validate_topology
+from netsim_fast.config.topology import TopologyFields, _validate_topology, validate_fault_routing, validate_faults
 from netsim_fast.config.workload import WorkloadFields, _validate_pattern_name, _validate_workload
 
 
@@ -74,12 +74,14 @@ def _normalise_and_validate(cfg: Config) -> None:
     """
     _validate_topology(cfg)
     _validate_seeds(cfg)
+    validate_faults(cfg)
     if cfg.engine is None:  # a topology-only description (netsim-fast topo)
         return
     if cfg.engine not in ENGINES:
         raise unknown_choice("engine", cfg.engine, ENGINES)
     _validate_pattern_name(cfg)
     _validate_routing(cfg)
+    validate_fault_routing(cfg)
     if cfg.engine == "flit":
         _validate_engine(cfg)
     else:

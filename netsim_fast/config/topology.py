@@ -58,6 +58,8 @@ class TopologyFields:
     groups: int | None = None
     global_arrangement: str | None = None
     graph_seed: int | None = None
+    link_failures: int = 0  # undirected links removed at random (topologies/faults.py)
+    fault_seed: int | None = None  # their seed (default: --seed)
 
     # -- derived -----------------------------------------------------------------------------
     @property
@@ -272,3 +274,27 @@ _TOPOLOGY_CHECKS = {
     "hyperx": _check_hyperx,
     "dragonfly": _check_dragonfly,
 }
+
+
+# Routings computed from the graph, which go around failed links; the others follow fixed rules.
+FAULT_TOLERANT_ROUTINGS = ("minimal",)
+
+
+def validate_faults(cfg: TopologyFields) -> None:
+    """``--link-failures N`` (>= 0) and ``--fault-seed`` (default ``--seed``; only with failures)."""
+    _require_int("link-failures", cfg.link_failures, 0, 1 << 30, " links")
+    if not cfg.link_failures:
+        if cfg.fault_seed is not None:
+            raise bad("fault-seed", cfg.fault_seed, "applies with --link-failures N only (the seed of the failed links)")
+        return
+    if cfg.fault_seed is None:
+        _set(cfg, "fault_seed", cfg.seed)
+    _require_int("fault-seed", cfg.fault_seed, 0, 2**63 - 1)
+
+
+def validate_fault_routing(cfg) -> None:
+    """With failed links, only a routing computed from the graph can run."""
+    if cfg.link_failures and cfg.routing not in FAULT_TOLERANT_ROUTINGS:
+        raise bad("routing", cfg.routing, f"cannot route around failed links (--link-failures {cfg.link_failures}): "
+                  f"it follows fixed rules; use --routing {' or '.join(FAULT_TOLERANT_ROUTINGS)}")
+

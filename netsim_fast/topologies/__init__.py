@@ -20,7 +20,16 @@ GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
 
 
 def build_topology(cfg) -> Topology:
-    """The ``Topology`` of a validated ``netsim_fast.config.Config``."""
+    """The ``Topology`` of a validated ``netsim_fast.config.Config`` (its failed links removed)."""
+    topo = _build(cfg)
+    if getattr(cfg, "link_failures", 0):
+        from netsim_fast.topologies.faults import fail_links
+
+        topo = fail_links(topo, cfg.link_failures, cfg.fault_seed)
+    return topo
+
+
+def _build(cfg) -> Topology:
     kind = cfg.topology
     if kind == "torus":
         return torus(cfg.dims)

@@ -75,6 +75,12 @@ class Topology:
         return int(self.arrays.nbr.shape[1])
 
     @property
+    def faulted(self) -> bool:
+        """True when links were failed (topologies/faults.py): closed forms of the intact
+        topology (bisection, capacity, dimension order) no longer hold."""
+        return bool(self.params.get("link_failures"))
+
+    @property
     def local_port(self) -> int:
         return self.n_ports - 1
 

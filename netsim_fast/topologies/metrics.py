@@ -162,11 +162,11 @@ def bisection(topo: Topology) -> tuple[int, bool]:
     """(width, exact): minimum balanced cut in undirected links; see the module docstring."""
     edges = topo.edges()
     n = topo.n_nodes
-    if topo.is_grid:
+    if topo.is_grid and not topo.faulted:
         exact = _grid_exact(topo)
         if exact is not None:
             return exact, True
-    if topo.kind in ("hyperx", "flatfly"):
+    if topo.kind in ("hyperx", "flatfly") and not topo.faulted:
         from netsim_fast.topologies.direct import hamming_bisection
 
         p = topo.params
