@@ -203,8 +203,8 @@ def routings(binary: str, args) -> int:
     cases = ROUTINGS_LOADED if args.loaded else {name: (setup, default) for name, setup in ROUTINGS.items()}
     rows = []
     for name, (setup, rate) in cases.items():
-        if args.only not in name or (args.routing_delay == 0 and name == "torus:min_adapt"):
-            continue  # (torus min_adapt with lookahead routing is not implemented)
+        if args.only not in name:
+            continue
         routing = name.split(":")[1]
         for seed in range(args.seeds):
             b = booksim_run(binary, setup, rate, seed, routing=routing, routing_delay=args.routing_delay)

@@ -176,7 +176,6 @@ def test_zero_load_latency_on_a_torus(routing):
     ({"routing": "dim_order_pni", "vcs": 3}, "vcs >= 4"),
     ({"routing": "valiant", "vcs": 1}, "vcs >= 2"),
     ({"routing": "xy_yx", "routing_delay": 0, "noq": True, "vcs": 10}, "noq.*not implemented"),
-    ({"routing": "min_adapt", "topology": "torus", "routing_delay": 0}, "lookahead.*not implemented"),
 ])
 def test_routings_refused_with_a_reason(kw, match):
     with pytest.raises(ConfigError, match=match):
@@ -263,7 +262,21 @@ def test_lookahead_routing_carries_the_route_and_intermediate(routing):
         assert latency == 6 + 4 * h
         hops.add(h)
     assert hops == {1} if routing != "valiant" else len(hops) > 1
-    assert one_packet(9, 14, topology="torus", k=4, vcs=16, routing="dim_order_bal", routing_delay=0) == (4 + 3 * 2 + 2 * 3, 2)
+    for torus in ("dim_order_bal", "min_adapt"):  # min_adapt's second element rides in the packed route too
+        assert one_packet(9, 14, topology="torus", k=4, vcs=16, routing=torus, routing_delay=0) == (4 + 3 * 2 + 2 * 3, 2)
+
+
+def test_packed_route_carries_the_second_element():
+    from netsim_fast.flit.booksim.routing import pack_route, unpack_route
+
+    out = np.array([1, 3, 3, 1, 0, 0, 1], np.int64)  # adaptive port 1 VC 3; escape port 0 VC 1; partition 1
+    back = np.zeros(7, np.int64)
+    unpack_route(pack_route(out), back)
+    assert back[:3].tolist() == [1, 3, 3] and back[3] & 0xFF == 1 and back[5:].tolist() == [-1, -1]
+    assert ((back[3] >> 8) & 0xFF) - 1 == 0 and (back[3] >> 16) - 1 == 1  # switch.take_lookahead's reading
+    romm = np.array([2, 0, 1, 0 | 7 << 8, 1, -1, -1], np.int64)  # phase 0, intm 7, esc
+    unpack_route(pack_route(romm), back)
+    assert back[:5].tolist() == [2, 0, 1, 7 << 8, 1]
 
 
 @pytest.mark.parametrize("routing", ["romm", "dim_order", "limited_adapt"])

@@ -177,10 +177,6 @@ def _validate_booksim_routing(cfg) -> None:
     if cfg.noq:
         raise bad("routing", cfg.routing, f"next-hop output queueing (--noq) with it {_NOT_YET}; allowed there: "
                                           "dim_order")
-    if cfg.routing_delay == 0 and cfg.topology == "torus" and cfg.routing == "min_adapt":
-        raise bad("routing", cfg.routing, f"on a torus with lookahead routing (--routing-delay 0) {_NOT_YET} (its two "
-                                          "route elements do not fit the route a head carries); allowed: --routing-delay "
-                                          ">= 1")
     torus_adapt = cfg.topology == "torus" and cfg.routing == "min_adapt"
     if torus_adapt and cfg.speculative:
         raise bad("speculative", "on", f"with --routing min_adapt on a torus {_NOT_YET} (a head may request two "

@@ -72,12 +72,17 @@ def dim_order(radix, coord, dim_port, port_dim, torus, node, dst, in_port, ph, n
 
 @njit(**KERNEL_JIT)
 def pack_route(out):
-    """A route ``(port, vc_lo, vc_hi, ph, esc)`` as one int64 (lookahead routing carries it with
-    the head): bits 0-7 the partition or phase, 8-19 port + 1, 20-31 and 32-43 the VC range,
-    44-61 the intermediate node (``ph >> 8``, routefns.py), 62 ``esc``; 0 means no route (the
-    next hop is the terminal)."""
+    """A route ``(port, vc_lo, vc_hi, ph, esc, port2, vc2)`` as one int64 (lookahead routing
+    carries it with the head): bits 0-7 the partition or phase, 8-19 port + 1, 20-31 and 32-43
+    the VC range, 44-61 the intermediate node (``ph >> 8``, routefns.py) or, for a route with a
+    second element (torus min_adapt, which has no intermediate node), ``port2 + 1`` and
+    ``(vc2 + 1) << 8`` (``unpack_route`` returns them in ``ph >> 8``; ``switch.take_lookahead``
+    separates them); 62 ``esc``; 0 means no route (the next hop is the terminal)."""
+    high = np.int64(out[3]) >> 8
+    if out.shape[0] > 6 and out[6] >= 0:
+        high = (np.int64(out[5]) + 1) | (np.int64(out[6]) + 1) << 8
     return ((np.int64(out[0]) + 1) << 8 | np.int64(out[1]) << 20 | np.int64(out[2]) << 32
-            | (np.int64(out[3]) & 0xFF) | (np.int64(out[3]) >> 8) << 44 | (np.int64(out[4]) & 1) << 62)
+            | (np.int64(out[3]) & 0xFF) | high << 44 | (np.int64(out[4]) & 1) << 62)
 
 
 @njit(**KERNEL_JIT)
@@ -87,3 +92,5 @@ def unpack_route(info, out):
     out[2] = (info >> 32) & 0xFFF
     out[3] = (info & 0xFF) | ((info >> 44) & 0x3FFFF) << 8
     out[4] = (info >> 62) & 1
+    if out.shape[0] > 6:
+        out[5], out[6] = -1, -1

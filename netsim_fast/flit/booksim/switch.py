@@ -20,7 +20,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routefns import route
+from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
@@ -51,6 +51,9 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
     ivc = b.ivc
     ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
     ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], NONE, NONE
+    if bp.torus == 1 and bp.routing == R_MIN_ADAPT and out[3] >> 8 != 0:  # its second element
+        ivc[lane].port2, ivc[lane].vc2 = ((out[3] >> 8) & 0xFF) - 1, (out[3] >> 16) - 1
+        ivc[lane].ph = out[3] & 0xFF
     ivc[lane].noq = 0
     node = s.inl[lane].node
     if bp.noq and out[0] != p.n_ports - 1:
