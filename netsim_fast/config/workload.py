@@ -116,7 +116,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
     n_nodes = cfg.n_nodes
     if n_nodes is not None:
-        check_pattern(cfg.pattern, cfg.radix, n_nodes)
+        check_pattern(cfg.pattern, cfg.radix, n_nodes, cfg.topology)
     if isinstance(cfg.rate, bool) or not isinstance(cfg.rate, (int, float)) or not math.isfinite(cfg.rate):
         raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
     if cfg.rate < 0:

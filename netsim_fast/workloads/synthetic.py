@@ -25,6 +25,9 @@ diagonal    the next node (i + 1 mod N) with probability 1/3, else the source it
 asymmetric  i mod N/2 or i mod N/2 + N/2, each with probability 1/2 (BookSim2; may be itself)
 taper64     N = 64: with probability 1/2 a node of the 3x3 block of ids around i (i + 8a + b
             mod 64, a, b uniform in {-1, 0, 1}, itself included), else uniform-self (BookSim2)
+worst-case  the topology's adversarial pattern; dragonfly: a random router of the next group
+            (group g sends to g + 1 mod G, so minimal routing loads the one global link between
+            them: Kim et al., 2008)
 =========== ===============================================================================
 
 The last four are BookSim2's random patterns (``traffic.cpp``): their destinations may be the
@@ -44,7 +47,8 @@ from netsim_fast.workloads import registry
 CHUNK_CYCLES = 1024
 
 PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm",
-            "uniform-self", "diagonal", "asymmetric", "taper64")
+            "uniform-self", "diagonal", "asymmetric", "taper64", "worst-case")
+WORST_CASE_TOPOLOGIES = ("dragonfly",)  # where the adversarial pattern is defined so far
 registry.register("open-loop", PATTERNS)
 _GRID_ONLY = ("tornado",)
 _POW2_ONLY = ("bitrev", "shuffle")
@@ -58,8 +62,11 @@ def _is_pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def check_pattern(pattern: str, radix, n_nodes: int) -> None:
+def check_pattern(pattern: str, radix, n_nodes: int, topology: str | None = None) -> None:
     """Raise ConfigError when ``pattern`` cannot be defined on this topology."""
+    if pattern == "worst-case" and topology is not None and topology not in WORST_CASE_TOPOLOGIES:
+        raise ConfigError(f"--pattern worst-case: is defined on {', '.join(WORST_CASE_TOPOLOGIES)} so far "
+                          f"(--topology {topology}: on tori and meshes the adversarial pattern is tornado)")
     grid = radix is not None
     if pattern in _GRID_ONLY and not grid:
         raise ConfigError(f"--pattern {pattern}: needs a torus, mesh or hypercube (it moves coordinates)")
@@ -137,6 +144,8 @@ class SyntheticTraffic:
         self.hotspot_fraction = hotspot_fraction
         self.hotspot_nodes = np.asarray(hotspot_nodes, dtype=np.int64)
         self.fixed = permutation(pattern, topo, seed)
+        self.groups = (int(topo.params["group_routers"]), int(topo.params["groups"])) \
+            if pattern == "worst-case" else None
         self.senders = np.ones(self.n_nodes, bool) if self.fixed is None else self.fixed != np.arange(self.n_nodes)
         self._onoff = (lambda: OnOff(self.n_nodes, self.prob, burst_length, duty_cycle, seed)) \
             if injection == "onoff" else None
@@ -174,6 +183,9 @@ class SyntheticTraffic:
             return self.fixed[src]
         if self.pattern in SELF_PATTERNS:
             return _self_destinations(self.pattern, src, n, rng)
+        if self.pattern == "worst-case":  # dragonfly: a random router of the next group (Kim et al., 2008)
+            a, g = self.groups
+            return ((src // a + 1) % g) * a + rng.integers(0, a, size=src.size)
         dst = rng.integers(0, n - 1, size=src.size)
         dst = dst + (dst >= src)  # uniform over the other n-1 nodes
         if self.pattern == "hotspot" and self.hotspot_fraction > 0:
