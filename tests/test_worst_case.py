@@ -30,3 +30,23 @@ def test_other_topologies_are_refused_in_one_line():
     res = CliRunner().invoke(app, ["run", "--topology", "torus", "--k", "4", "--pattern", "worst-case"])
     assert res.exit_code == 2 and "dragonfly" in res.stderr and "tornado" in res.stderr
     assert "\n" not in res.stderr.strip()
+
+
+def test_dragonfly_minimal_takes_one_global_hop_so_worst_case_caps_at_one_link_per_group():
+    from netsim_fast.routing.tables import route_table
+
+    cfg = Config(**DRAGONFLY, engine=None)
+    topo = build_topology(cfg)
+    table, nbr, a = route_table(topo, "minimal"), topo.arrays.nbr, 4
+
+    def global_hops(u, dst):  # the most global hops of any allowed route
+        if u == dst:
+            return 0
+        ports = [p for p in range(topo.n_ports - 1) if table.port_mask[dst, u, p // 8] >> (p % 8) & 1]
+        assert ports and all(table.dist[nbr[u, p], dst] == table.dist[u, dst] - 1 for p in ports)
+        return max(global_hops(nbr[u, p], dst) + (nbr[u, p] // a != u // a) for p in ports)
+
+    assert max(global_hops(u, d) for u in range(topo.n_nodes) for d in range(topo.n_nodes)) == 1
+    # Kim et al.: under worst-case traffic the A routers of a group share one global link
+    s = simulate(Config(**DRAGONFLY, pattern="worst-case", rate=0.5, warmup=500, measure=2000, seed=1))
+    assert s["accepted_load"] <= 1.1 / 4

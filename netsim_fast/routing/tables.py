@@ -20,6 +20,10 @@ def route_table(topo, routing: str, loops: int = 4) -> MinimalTable:
 
         return build_dor_table(topo)
     if routing == "minimal":
+        if topo.kind == "dragonfly" and not topo.faulted:  # its own minimal: one global hop at most
+            from netsim_fast.routing.dragonfly_table import build_dragonfly_table
+
+            return build_dragonfly_table(topo)
         from netsim_fast.routing.table import build_minimal_table
 
         return build_minimal_table(topo)
