@@ -68,3 +68,39 @@ def test_self_packets_cross_no_link_and_are_delivered():
     uniform = simulate(Config(**base, pattern="uniform"))
     uniform_self = simulate(Config(**base, pattern="uniform-self"))
     assert uniform_self["hops_mean"] == pytest.approx(uniform["hops_mean"] * 15 / 16, rel=0.03)
+
+
+def _fixed_point_traffic(fixed_points):
+    cfg = Config(topology="mesh", k=4, n=2, pattern="transpose", fixed_points=fixed_points)
+    return SyntheticTraffic(build_topology(cfg), pattern="transpose", rate=0.5, packet_flits=1, seed=3,
+                            fixed_points=fixed_points)
+
+
+def test_fixed_points_idle_by_default_and_self_as_booksim():
+    diagonal = np.array([x * 4 + x for x in range(4)])
+    src, dst, _, _ = _fixed_point_traffic("idle").chunk(0)
+    assert not np.isin(src, diagonal).any() and not (src == dst).any()
+    src, dst, _, _ = _fixed_point_traffic("self").chunk(0)
+    on_diagonal = np.isin(src, diagonal)
+    assert on_diagonal.mean() == pytest.approx(4 / 16, abs=0.02)  # every node sends at the same rate
+    assert np.array_equal(src[on_diagonal], dst[on_diagonal])
+    assert np.array_equal(dst, (src % 4) * 4 + src // 4)  # (x, y) -> (y, x)
+
+
+def test_fixed_points_self_offers_the_full_load_and_shortens_the_mean_path():
+    base = dict(topology="mesh", k=4, n=2, pattern="transpose", rate=0.05, packet_flits=1, warmup=200,
+                measure=2000)
+    idle, self_ = simulate(Config(**base)), simulate(Config(**base, fixed_points="self"))
+    assert idle["offered_load"] == pytest.approx(0.05 * 12 / 16, rel=0.08)  # the diagonal is idle
+    assert self_["offered_load"] == pytest.approx(0.05, rel=0.08)
+    assert idle["hops_mean"] == pytest.approx(40 / 12, rel=0.05)  # sum of 2|x - y| over the 12 senders
+    assert self_["hops_mean"] == pytest.approx(40 / 16, rel=0.05)
+
+
+@pytest.mark.parametrize("fields, words", [
+    (dict(pattern="uniform", fixed_points="self"), "permutation patterns"),
+    (dict(pattern="transpose", fixed_points="sender"), "idle, self"),
+])
+def test_fixed_points_refusals(fields, words):
+    with pytest.raises(ConfigError, match=words):
+        Config(topology="mesh", k=4, n=2, **fields)

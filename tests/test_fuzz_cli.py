@@ -54,7 +54,7 @@ RUN_OPTIONS = {
     "--injection": st.sampled_from(["bernoulli", "onoff", "poisson"]), "--burst-length": RATE, "--duty-cycle": RATE,
     "--packet-sizes": st.sampled_from(["1,8", "4", "0,2", "1,x", ""]), "--packet-mix": st.sampled_from(["0.8,0.2", "1", "-1,2", "0,0"]),
     "--batch": SMALL_INT, "--report": st.sampled_from(["table", "booksim", "csv"]), "--source-queue": SMALL_INT,
-    "--link-failures": SMALL_INT, "--fault-seed": SMALL_INT,
+    "--link-failures": SMALL_INT, "--fault-seed": SMALL_INT, "--fixed-points": st.sampled_from(["idle", "self", "x"]),
 }
 
 

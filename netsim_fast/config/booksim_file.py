@@ -315,7 +315,11 @@ def _traffic(r: _Reader, out: dict) -> None:
     if traffic not in _PATTERNS:
         raise r.fail("traffic", f"choose one of {', '.join(_PATTERNS)} (hotspot, background, bad_dragon, "
                                 "badperm_yarc and parameters in parentheses are not supported)")
+    from netsim_fast.workloads.synthetic import PERMUTATIONS
+
     out["pattern"] = _PATTERNS[traffic]
+    if out["pattern"] in PERMUTATIONS:
+        out["fixed_points"] = "self"  # BookSim2's permutations send a node mapped to itself to itself
     mix = _packet_sizes(r)
     mean = sum(s * w for s, w in mix) / sum(w for _, w in mix) if len(mix) > 1 else mix[0][0]
     rate = r.number("injection_rate", float)

@@ -21,7 +21,7 @@ from netsim_fast.config._helpers import set_field as _set
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
                      "sample_period", "source_queue", "injection", "burst_length", "duty_cycle", "packet_sizes",
-                     "packet_mix", "batch", "measurement", "sim_type", "warmup_periods", "max_samples",
+                     "packet_mix", "batch", "fixed_points", "measurement", "sim_type", "warmup_periods", "max_samples",
                      "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres")
 SYNCS = ("none", "local", "global")
 
@@ -45,6 +45,7 @@ class WorkloadFields:
     packet_sizes: tuple[int, ...] | None = None  # open loop: a size mix (flits), instead of packet_flits
     packet_mix: tuple[float, ...] | None = None  # ... and its weights (default equal)
     batch: int | None = None  # open loop: every node sends this many packets, run to completion
+    fixed_points: str = "idle"  # permutations: a node mapped to itself is idle, or sends to itself (BookSim2)
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
@@ -123,6 +124,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
         raise bad("rate", cfg.rate, "must be >= 0 flits per node per cycle")
     _require_int("source-queue", cfg.source_queue, 1, 2**31 - 1, what=" packets")
     _validate_sizes_and_injection(cfg)
+    _validate_fixed_points(cfg)
     _validate_batch(cfg)
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
@@ -176,6 +178,17 @@ def _validate_sizes_and_injection(cfg: WorkloadFields) -> None:
     except ValueError as exc:
         raise bad("injection", "onoff", f"--rate {cfg.rate} with --burst-length {cfg.burst_length} and "
                   f"--duty-cycle {cfg.duty_cycle}: {exc}") from None
+
+
+def _validate_fixed_points(cfg: WorkloadFields) -> None:
+    """``--fixed-points``: only permutation patterns map nodes to themselves."""
+    from netsim_fast.workloads.synthetic import FIXED_POINT_CHOICES, PERMUTATIONS
+
+    if cfg.fixed_points not in FIXED_POINT_CHOICES:
+        raise unknown_choice("fixed-points", cfg.fixed_points, FIXED_POINT_CHOICES)
+    if cfg.fixed_points != "idle" and cfg.pattern not in PERMUTATIONS:
+        raise bad("fixed-points", cfg.fixed_points, f"applies to the permutation patterns {', '.join(PERMUTATIONS)} "
+                  f"only (--pattern {cfg.pattern} picks its destinations at random)")
 
 
 BATCH_IGNORES = ("warmup", "measure", "drain", "latency_limit", "sample_period", "source_queue", "measurement")

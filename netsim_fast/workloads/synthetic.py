@@ -33,8 +33,11 @@ worst-case  the topology's adversarial pattern; dragonfly: a random router of th
 The last four are BookSim2's random patterns (``traffic.cpp``): their destinations may be the
 source, whose packet then goes through its own router only (0 link hops).
 
-Permutation patterns map some nodes to themselves (the transpose diagonal, say): those nodes
-create no traffic, and the offered load is measured over all nodes.
+Permutation patterns map some nodes to themselves (the transpose diagonal, say). By default
+(``--fixed-points idle``) those nodes create no traffic, and the offered load is measured over
+all nodes. With ``--fixed-points self`` they send to themselves at the same rate, through their
+own router only, as BookSim2's permutations do (``traffic.cpp`` returns the source as the
+destination); ``--booksim-config`` chooses it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "
             "uniform-self", "diagonal", "asymmetric", "taper64", "worst-case")
 WORST_CASE_TOPOLOGIES = ("dragonfly",)  # where the adversarial pattern is defined so far
 registry.register("open-loop", PATTERNS)
+PERMUTATIONS = ("transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm")
+FIXED_POINT_CHOICES = ("idle", "self")
 _GRID_ONLY = ("tornado",)
 _POW2_ONLY = ("bitrev", "shuffle")
 
@@ -131,7 +136,7 @@ class SyntheticTraffic:
     def __init__(self, topo, *, pattern: str, rate: float, packet_flits: int, seed: int,
                  hotspot_fraction: float = 0.0, hotspot_nodes=(0,), injection: str = "bernoulli",
                  burst_length: float | None = None, duty_cycle: float | None = None,
-                 packet_sizes=None, packet_mix=None):
+                 packet_sizes=None, packet_mix=None, fixed_points: str = "idle"):
         from netsim_fast.workloads.injection import OnOff, SizeMix
 
         self.n_nodes = topo.n_nodes
@@ -146,7 +151,8 @@ class SyntheticTraffic:
         self.fixed = permutation(pattern, topo, seed)
         self.groups = (int(topo.params["group_routers"]), int(topo.params["groups"])) \
             if pattern == "worst-case" else None
-        self.senders = np.ones(self.n_nodes, bool) if self.fixed is None else self.fixed != np.arange(self.n_nodes)
+        idle = self.fixed is not None and fixed_points == "idle"
+        self.senders = self.fixed != np.arange(self.n_nodes) if idle else np.ones(self.n_nodes, bool)
         self._onoff = (lambda: OnOff(self.n_nodes, self.prob, burst_length, duty_cycle, seed)) \
             if injection == "onoff" else None
         self._chain, self._next = None, 0  # on/off: the chain's state before chunk _next
@@ -219,7 +225,7 @@ def traffic_of(cfg, topo) -> SyntheticTraffic:
     return SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits, seed=cfg.seed,
                             hotspot_fraction=cfg.hotspot_fraction, hotspot_nodes=cfg.hotspot_nodes,
                             injection=cfg.injection, burst_length=cfg.burst_length, duty_cycle=cfg.duty_cycle,
-                            packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix)
+                            packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix, fixed_points=cfg.fixed_points)
 
 
 def batch_packets(traffic: SyntheticTraffic, batch: int):
