@@ -101,10 +101,12 @@ def _simulate_flit_finite(cfg: Config, topo, progress) -> dict:
 def _simulate_flit_batch(cfg: Config, topo, progress) -> dict:
     """``--batch B``: each node's first B packets of the open-loop process, run to completion
     (BookSim2's batch mode; ``completion_cycles`` is its batch duration)."""
+    from netsim_fast.topologies.base import terminal_view
     from netsim_fast.workloads.synthetic import batch_packets, traffic_of
 
     try:
-        summary = _simulate_flit(cfg, topo, progress, packets=batch_packets(traffic_of(cfg, topo), cfg.batch))
+        summary = _simulate_flit(cfg, topo, progress, packets=batch_packets(traffic_of(cfg, terminal_view(topo)),
+                                                                            cfg.batch))
     except DeadlockError as exc:
         exc.summary.update(pattern=cfg.pattern, batch=cfg.batch)
         raise
@@ -179,6 +181,10 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
 
         table = route_table(topo, cfg.routing, cfg.loops)
     capacity, method = uniform_capacity(topo, cfg.t_link, table, cfg.routing)
+    if topo.concentration > 1:  # per terminal
+        from netsim_fast.analytic.capacity import per_terminal
+
+        capacity = per_terminal(capacity, topo.n_nodes, topo.concentration)
     summarize_run = summarize if packets is None else summarize_finite
     try:
         run = run_flit(cfg, topo, packets=packets, progress=progress, table=table)

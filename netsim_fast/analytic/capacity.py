@@ -90,6 +90,18 @@ def _table_channel_loads(nbr, link_id, dist, port_mask, loads):
     return loads
 
 
+def per_terminal(capacity: float, n_routers: int, concentration: int) -> float:
+    """A router's uniform capacity (flits per router per cycle, uniform over the other routers)
+    as flits per terminal per cycle with ``concentration`` C terminals per router, uniform over
+    the other T - 1 terminals (T = C * routers): a router then sends C * rate * (T - C) / (T - 1)
+    into the network, uniformly over the other routers."""
+    c = int(concentration)
+    if c == 1:
+        return capacity
+    t = n_routers * c
+    return capacity * (t - 1) / (c * (t - c)) if t > c else float("inf")
+
+
 def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal") -> tuple[float, str]:
     """(capacity in flits/node/cycle, how it was obtained). ``table`` (a MinimalTable) is the
     routing of a non-grid topology; shortest paths are assumed when it is not given."""

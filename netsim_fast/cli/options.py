@@ -27,6 +27,10 @@ GroupsOpt = Annotated[Optional[int], typer.Option(
     "--groups", rich_help_panel=_TOPO, help="dragonfly: groups G (default A*H+1; G-1 must divide A*H and be >= H).")]
 GlobalArrangementOpt = Annotated[Optional[str], typer.Option(
     "--global-arrangement", rich_help_panel=_TOPO, help="dragonfly: consecutive (default, BookSim2's) | palm-tree (docs/topologies.md).")]
+ConcentrationOpt = Annotated[int, typer.Option(
+    "--concentration", rich_help_panel=_TOPO,
+    help="Terminals C per router (BookSim2's concentration): terminal t on router t // C; loads and --rate are per "
+         "terminal. Flit engine, open-loop patterns (docs/topologies.md).")]
 NodesOpt = Annotated[Optional[int], typer.Option(
     "--nodes", rich_help_panel=_TOPO, help="Node count (rrg, debruijn, bmg, circulant, ring, complete).")]
 DegreeOpt = Annotated[Optional[int], typer.Option("--degree", rich_help_panel=_TOPO, help="Degree R of a random regular graph.")]

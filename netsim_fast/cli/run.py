@@ -12,6 +12,7 @@ from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
     NOpt, RoutingOpt, SeedOpt, TopologyOpt, VcReallocOpt, VcsOpt, topology_fields,
     GlobalArrangementOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
+    ConcentrationOpt,
 )
 
 _R, _P, _W, _M = "Router and routing", "Packet engine", "Workload", "Measurement and output"
@@ -43,6 +44,7 @@ def run(
     global_arrangement: GlobalArrangementOpt = None,
     link_failures: LinkFailuresOpt = 0,
     fault_seed: FaultSeedOpt = None,
+    concentration: ConcentrationOpt = 1,
     engine: Annotated[str, _opt("--engine", panel=_R, help="flit (cycle-accurate flits, wormhole or VCT) | packet (synchronous store-and-forward, whole packets; gossip forwarding rules).")] = "flit",
     router: Annotated[str, _opt("--router", panel=_R, help="lanes: the switch of paper 004 Fig. 4 (input and output lanes, VC-to-VC crossbar); iq: input-queued VC router with a separable switch allocator; booksim: BookSim2's input-queued router, stage by stage (its options in the BookSim2 router panel).")] = "lanes",
     routing: RoutingOpt = None,
@@ -163,7 +165,8 @@ def run(
         stopping_thres=stopping_thres, acc_stopping_thres=acc_stopping_thres,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement, link_failures=link_failures, fault_seed=fault_seed),
+                    global_arrangement=global_arrangement, link_failures=link_failures, fault_seed=fault_seed,
+                    concentration=concentration),
         **bo.booksim_fields(
             routing_delay=routing_delay, vc_alloc_delay=vc_alloc_delay, sw_alloc_delay=sw_alloc_delay,
             st_prepare_delay=st_prepare_delay, st_final_delay=st_final_delay, input_speedup=input_speedup,

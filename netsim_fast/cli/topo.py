@@ -8,7 +8,7 @@ from netsim_fast.cli._app import app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
     SeedOpt, TopologyOpt, given, topology_fields,
-    GlobalArrangementOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
+    ConcentrationOpt, GlobalArrangementOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
 
 MAX_LINKS = 1 << 24  # a complete graph of ~5800 nodes: gigabytes of edge arrays beyond it
@@ -39,6 +39,7 @@ def topo(
     global_arrangement: GlobalArrangementOpt = None,
     link_failures: LinkFailuresOpt = 0,
     fault_seed: FaultSeedOpt = None,
+    concentration: ConcentrationOpt = 1,
     seed: SeedOpt = 1,
     json: JsonOpt = False,
 ) -> None:
@@ -53,7 +54,8 @@ def topo(
 
     cfg = Config(engine=None, seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement, link_failures=link_failures, fault_seed=fault_seed))
+                    global_arrangement=global_arrangement, link_failures=link_failures, fault_seed=fault_seed,
+                    concentration=concentration))
     if given(ctx, "seed"):  # topo has no traffic: the seed only draws a random graph
         if cfg.topology != "rrg":
             raise bad("seed", seed, f"applies to --topology rrg only (the seed of the random graph); "
@@ -127,6 +129,7 @@ def _render(m: dict) -> None:
     exact = "exact" if m["bisection_exact"] else "best cut found (upper bound)"
     rows = [
         ("nodes", m["nodes"]),
+        ("terminals", f"{m['terminals']} ({m['terminals_per_router']} per router)"),
         ("links (undirected)", m["links"]),
         ("degree", m["degree_min"] if m["degree_min"] == m["degree_max"] else f"{m['degree_min']}..{m['degree_max']}"),
         ("average distance", f"{m['average_distance']:.4f}"),

@@ -117,6 +117,9 @@ def validate_booksim(cfg) -> None:
                       "BookSim2's IQ router ignores it (docs/booksim-router.md, section 1); give the iterations or the "
                       "arbiter in the allocator's name instead, e.g. --vc-allocator 'islip(2)' or "
                       "'separable_input_first(matrix)'")
+    if cfg.noq and cfg.concentration > 1:
+        raise bad("noq", "on", f"with --concentration {cfg.concentration} not supported (noq slices the VCs by the "
+                               "router's port numbers, counted with one terminal port)")
     if cfg.noq and cfg.routing_delay != 0:
         raise bad("noq", "on", "next-hop output queueing needs lookahead routing: pass --routing-delay 0")
     ports = 2 * len(cfg.dims) + 1

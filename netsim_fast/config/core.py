@@ -24,7 +24,9 @@ from netsim_fast.config.router import (
     _validate_routing,
 )
 from netsim_fast.config.run_control import RunControlFields, _validate_measurement, _validate_seeds, validate_memory
-from netsim_fast.config.topology import TopologyFields, _validate_topology, validate_fault_routing, validate_faults
+from netsim_fast.config.topology import (
+    TopologyFields, _validate_topology, validate_concentration, validate_fault_routing, validate_faults,
+)
 from netsim_fast.config.workload import WorkloadFields, _validate_pattern_name, _validate_workload
 
 
@@ -82,6 +84,7 @@ def _normalise_and_validate(cfg: Config) -> None:
     _validate_pattern_name(cfg)
     _validate_routing(cfg)
     validate_fault_routing(cfg)
+    validate_concentration(cfg)
     if cfg.engine == "flit":
         _validate_engine(cfg)
     else:

@@ -30,7 +30,12 @@ def available_mib() -> int | None:
 
 
 def _ports(cfg) -> int:
-    """Ports per router including the local one, from the description alone."""
+    """Ports per router including the local ones (``--concentration``), from the description alone."""
+    return _network_ports(cfg) + cfg.concentration - 1
+
+
+def _network_ports(cfg) -> int:
+    """Ports per router with one local port."""
     kind, n = cfg.topology, cfg.n_nodes or 0
     if cfg.radix is not None:
         return sum(1 if k == 2 else 2 for k in cfg.radix) + 1  # radix 2: one link per pair
@@ -68,7 +73,7 @@ def _run_cycles(cfg) -> int:
 
 def _packets(cfg) -> int:
     """Packets the run creates: open-loop traffic over all its cycles, or the finite workload."""
-    n = cfg.n_nodes or 0
+    n = cfg.n_terminals or 0
     if getattr(cfg, "batch", None):
         return n * cfg.batch
     if cfg.engine == "flit" and _open_loop(cfg):
@@ -97,7 +102,7 @@ def _open_loop_packet_bytes(cfg, lanes: int) -> int:
     created = _packets(cfg)
     if cfg.source_queue is None:
         return 3 * created * fs.PACKET.itemsize
-    in_network = (cfg.n_nodes or 0) * cfg.source_queue + lanes * cfg.buf
+    in_network = (cfg.n_terminals or 0) * cfg.source_queue + lanes * cfg.buf
     live = min(created, 2 * retire.RETIRE_AT + in_network)
     return 3 * live * fs.PACKET.itemsize + created * (retire.RETIRED_BYTES + 8)
 
@@ -125,7 +130,7 @@ def estimated_mib(cfg) -> float:
         ring = max(cfg.t_link + cfg.t_crossbar, cfg.credit_delay) + 2
         per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
             + 4 * ring + (16 if cfg.check_invariants else 0)
-        total += lanes * per_lane + n * (fs.NODE.itemsize + ports * (fs.PORT.itemsize + 16 * ring))
+        total += lanes * per_lane + n * (fs.NODE.itemsize * cfg.concentration + ports * (fs.PORT.itemsize + 16 * ring))
         # five int64 time series per window, in arrays that double as the run goes
         total += 3 * 5 * 8 * (_run_cycles(cfg) // cfg.window + 2)
         if _open_loop(cfg) and not cfg.batch:

@@ -17,6 +17,7 @@ from netsim_fast.config._helpers import set_field as _set
 from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
 
 MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse early
+MAX_CONCENTRATION = 64  # terminals per router (a router's ports fit the 64-bit port masks)
 
 # Options each topology takes (besides --topology and the seeds).
 TOPOLOGY_OPTIONS = {
@@ -60,6 +61,7 @@ class TopologyFields:
     graph_seed: int | None = None
     link_failures: int = 0  # undirected links removed at random (topologies/faults.py)
     fault_seed: int | None = None  # their seed (default: --seed)
+    concentration: int = 1  # terminals per router (BookSim2's concentration; docs/topologies.md)
 
     # -- derived -----------------------------------------------------------------------------
     @property
@@ -78,6 +80,12 @@ class TopologyFields:
         if self.topology == "dragonfly" and self.group_routers is not None and self.groups is not None:
             return self.group_routers * self.groups
         return self.nodes
+
+    @property
+    def n_terminals(self) -> int | None:
+        """Terminals, the nodes that send and receive: ``concentration`` per router."""
+        n = self.n_nodes
+        return None if n is None else n * self.concentration
 
 
 # -- validation ----------------------------------------------------------------------------
@@ -106,6 +114,10 @@ def _validate_topology(cfg: TopologyFields) -> None:
     if n_nodes is not None and n_nodes > MAX_NODES:
         raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
                   f"{n_nodes} nodes exceed the limit of {MAX_NODES}")
+    _require_int("concentration", cfg.concentration, 1, MAX_CONCENTRATION, " terminals per router")
+    if n_nodes is not None and n_nodes * cfg.concentration > MAX_NODES:
+        raise bad("concentration", cfg.concentration, f"{n_nodes} routers x {cfg.concentration} = "
+                  f"{n_nodes * cfg.concentration} terminals exceed the limit of {MAX_NODES}")
 
 
 def _check_grid(cfg: TopologyFields) -> None:
@@ -290,6 +302,27 @@ def validate_faults(cfg: TopologyFields) -> None:
     if cfg.fault_seed is None:
         _set(cfg, "fault_seed", cfg.seed)
     _require_int("fault-seed", cfg.fault_seed, 0, 2**63 - 1)
+
+
+def validate_concentration(cfg) -> None:
+    """``--concentration C`` > 1 runs open-loop synthetic traffic on the flit engine (both of
+    its routers, every topology); what has one terminal per router is refused."""
+    c = cfg.concentration
+    if c == 1:
+        return
+    from netsim_fast.config.workload import is_open_loop
+
+    why = f"{c} terminals per router run on the flit engine's open-loop synthetic patterns only"
+    if cfg.engine != "flit":
+        raise bad("concentration", c, f"{why}; the packet engine has one terminal per router (drop it, or pass "
+                                      "--engine flit)")
+    if not is_open_loop(cfg):
+        raise bad("concentration", c, f"{why}; --pattern {cfg.pattern} is a finite workload placed on the routers "
+                                      "(one terminal each)")
+    if cfg.pattern == "tornado" or (cfg.pattern == "neighbor" and cfg.topology in GRID_TOPOLOGIES):
+        raise bad("pattern", cfg.pattern, f"with --concentration {c}: the patterns pick terminals by id (transpose, "
+                  "bitcomp, bitrev, shuffle on the bits of terminal ids, as BookSim2's do) and this one moves the "
+                  "grid coordinates of routers; use uniform or another pattern")
 
 
 def validate_fault_routing(cfg) -> None:

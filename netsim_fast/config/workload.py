@@ -115,9 +115,9 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
             raise bad(name, getattr(cfg, name), f"does not apply to the open-loop --pattern {cfg.pattern} (it takes --rate)")
     if cfg.time_independent:
         raise bad("time-independent", True, "applies to --pattern gossip-ham and gossip-one only")
-    n_nodes = cfg.n_nodes
+    n_nodes = cfg.n_terminals  # the patterns pick terminals (--concentration C per router)
     if n_nodes is not None:
-        check_pattern(cfg.pattern, cfg.radix, n_nodes, cfg.topology)
+        check_pattern(cfg.pattern, cfg.radix if cfg.concentration == 1 else None, n_nodes, cfg.topology)
     if isinstance(cfg.rate, bool) or not isinstance(cfg.rate, (int, float)) or not math.isfinite(cfg.rate):
         raise bad("rate", cfg.rate, "expected a number of flits per node per cycle")
     if cfg.rate < 0:

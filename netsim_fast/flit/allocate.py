@@ -66,20 +66,19 @@ def _starving_first(inl, va_lane, n, injected_before):
 
 @njit(**KERNEL_JIT)
 def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_router, vct, length,
-                  from_source, inject_mask, atomic_mask):
+                  from_source, inject_mask, atomic_mask, first_local):
     """The free output lane/VC a header takes (stage 7), or NONE.
 
     Rows of priority 0 are tried before priority 1; within a priority the candidate with the
     most free space wins, ties to the lowest port, then the lowest VC (rows come in port order).
     """
-    local = n_ports - 1
     for prio in range(2):
         best, best_space = NONE, -1
         for r in range(n_rows):
             if rows[r, 3] != prio:
                 continue
             port = rows[r, 0]
-            to_local = port == local
+            to_local = port >= first_local  # a terminal's local port (several with --concentration)
             for vc in range(rows[r, 1], rows[r, 2] + 1):
                 if from_source and not to_local and not (inject_mask >> vc) & 1:
                     continue
@@ -116,7 +115,7 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, 
     n_ports, v = p.n_ports, p.n_vcs
     per_node = n_ports * v
     base = node * per_node
-    local = n_ports - 1
+    first_local = n_ports - p.conc
     lanes_router = p.router == ROUTER_LANES
     # (b) output-VC allocation among routed headers. An attempt depends only on the router's
     # output VCs at the header's candidate ports (owner, output-lane fill, credits where they
@@ -169,7 +168,8 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, 
             cnt[C_ERR_PKT] = pkt
             return ERR_NO_ROUTE
         out = choose_output(outl, rows, n_rows, node, n_ports, v, p.buf, p.out_buf, lanes_router, p.vct,
-                            pkts[pkt].len, lane - base >= local * v, p.inject_mask, p.atomic_mask)
+                            pkts[pkt].len, lane - base >= first_local * v, p.inject_mask, p.atomic_mask,
+                            first_local)
         if out != NONE:
             connect(inl, outl, nodes, conn_list, lane, node, out)
             # usable from the next cycle, and not before this lane's crossbar path is free again

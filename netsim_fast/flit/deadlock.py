@@ -95,7 +95,7 @@ def wait_for_graph(state, params, topo, t: int) -> WaitForGraph:
     inl, outl, pkts = state.inl, state.outl, state.pkt
     n_lanes = inl.shape[0]
     P, V, buf = params.n_ports, params.n_vcs, params.buf
-    local = P - 1
+    first_local = P - getattr(params, "conc", 1)  # local ports: first_local .. P-1
     lanes_router = params.router == fs.ROUTER_LANES
     credits_back = _returning_credits(state, outl.shape[0])
     arriving = _arriving_flits(state, n_lanes)
@@ -130,7 +130,7 @@ def wait_for_graph(state, params, topo, t: int) -> WaitForGraph:
         front = int(state.in_buf[lane, inl[lane].head])
         out = int(inl[lane].out)
         if out >= 0:  # connected: the crossbar or the link is what it waits for
-            if outl[out].port == local or inl[lane].ready > t:
+            if outl[out].port >= first_local or inl[lane].ready > t:
                 continue
             if lanes_router:
                 if outl[out].len >= params.out_buf:
@@ -142,12 +142,12 @@ def wait_for_graph(state, params, topo, t: int) -> WaitForGraph:
             continue  # a routing unit will take it
         pkt = flit_packet(front)
         n_rows = candidate_rows(params, a.radix, a.wrap, a.coord, a.dim_port, state.route_mask, node, pkts, pkt, rows)
-        from_source = (lane // V) % P == local
+        from_source = (lane // V) % P >= first_local
         alternatives = []
         for r in range(n_rows):
             port = int(rows[r, 0])
             for vc in range(int(rows[r, 1]), int(rows[r, 2]) + 1):
-                to_local = port == local
+                to_local = port >= first_local
                 if from_source and not to_local and not (params.inject_mask >> vc) & 1:
                     continue
                 o = (node * P + port) * V + vc
@@ -181,7 +181,8 @@ def describe_channel(entity: int, params, n_lanes: int) -> dict:
         kind = "output"
     P, V = params.n_ports, params.n_vcs
     port = (entity // V) % P
-    return {"router": entity // (P * V), "port": "local" if port == P - 1 else int(port),
+    first_local = P - getattr(params, "conc", 1)
+    return {"router": entity // (P * V), "port": "local" if port >= first_local else int(port),
             "vc": entity % V, "lane": kind}
 
 

@@ -1,8 +1,8 @@
 """Ejection: flits reaching their destination node (stage 3 of ``lanes``, the local port of
 the switch stage of ``iq``), and what a delivery counts (docs/flit-engine.md).
 
-- ``eject_lanes`` (``lanes``): each node takes up to ``E`` ready flits from its local output
-  lanes (``s.outl``, ``s.ol_buf``), round-robin (``node.rr_eject``);
+- ``eject_lanes`` (``lanes``): each terminal takes up to ``E`` ready flits from the output
+  lanes of its own local port (``s.outl``, ``s.ol_buf``), round-robin (``node.rr_eject``);
 - ``eject_iq`` (``iq``): flits the switch sent to a local port ``T_crossbar`` cycles ago wait in
   the ring ``s.ev_eject`` and are delivered now;
 - ``deliver`` writes the packet's delivery cycles (``s.pkt``), the counters ``s.cnt`` and the
@@ -72,18 +72,21 @@ def complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt,
 
 @njit(**KERNEL_JIT)
 def eject_lanes(s, p, t, w):
-    """Stage 3: each node takes up to E ready flits from its local output lanes, round-robin."""
+    """Stage 3: each terminal takes up to E ready flits from its local port's output lanes,
+    round-robin (``rr_eject`` is the terminal's pointer)."""
     outl, ol_buf, ports, nodes, pkts = s.outl, s.ol_buf, s.port, s.node, s.pkt
     ts_accepted, cnt = s.ts_accepted, s.cnt
     recv_need, recv_got, phase_need, phase_got = s.recv_need, s.recv_got, s.phase_need, s.phase_got
-    local, v, depth = p.n_ports - 1, p.n_vcs, p.out_buf
-    for node in range(p.n_nodes):
+    v, depth, conc = p.n_vcs, p.out_buf, p.conc
+    for term in range(p.n_nodes * conc):  # terminal term: router term // conc, its own local port
+        node = term // conc if conc > 1 else term
+        local = p.n_ports - conc + term - node * conc
         link = node * p.n_ports + local
         if ports[link].queued == 0:
             continue
         base = link * v
         for _ in range(p.eject_rate):
-            vc = nodes[node].rr_eject
+            vc = nodes[term].rr_eject
             served = NONE
             for _j in range(v):
                 out = base + vc
@@ -104,7 +107,7 @@ def eject_lanes(s, p, t, w):
             outl[out].last = t
             ports[link].queued -= 1
             nodes[node].flits -= 1
-            nodes[node].rr_eject = 0 if served + 1 == v else served + 1
+            nodes[term].rr_eject = 0 if served + 1 == v else served + 1
             flit = ol_buf[out, pos].flit
             err = deliver(pkts, ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
             if err != ERR_OK:

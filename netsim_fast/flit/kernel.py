@@ -169,7 +169,8 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
                                coord, dim_port, route_mask, p, t, node)
             if err != ERR_OK:
                 return err
-        inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node)
+        for term in range(node * p.conc, node * p.conc + p.conc):
+            inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node, term)
     return ERR_OK
 
 

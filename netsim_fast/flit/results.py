@@ -64,7 +64,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     from netsim_fast.flit.booksim_stats import booksim_statistics
 
     state, params = run.state, run.params
-    n = run.topo.n_nodes
+    n = run.topo.n_terminals  # loads are per terminal (the node that sends and receives)
     pk = run.packet_table()
     win_start, win_end = params.win_start, min(params.win_end, run.cycles)
     if cfg.cycles is not None:
@@ -141,7 +141,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
     whole run (flits per node per cycle); latency statistics cover every packet.
     """
     state = run.state
-    n = run.topo.n_nodes
+    n = run.topo.n_terminals  # loads are per terminal (the node that sends and receives)
     pk = run.packet_table()
     delivered = pk["tail_arrival_cycle"] >= 0
     all_delivered = bool(delivered.all())

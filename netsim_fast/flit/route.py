@@ -24,17 +24,22 @@ from netsim_fast.routing.dispatch import next_hops
 
 @njit(**KERNEL_JIT)
 def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows):
-    """The routing function's rows for packet ``pkt``'s header at ``node`` (local port at its
-    destination)."""
-    dst = pkts[pkt].dst
+    """The routing function's rows for packet ``pkt``'s header at ``node`` (at its destination
+    terminal's router: that terminal's local port). The routing functions see routers: a
+    packet's source and destination terminals are replaced by their routers."""
+    dst, src = pkts[pkt].dst, pkts[pkt].src
+    local = p.n_ports - 1
+    if p.conc > 1:  # terminals to their routers; the destination terminal's own local port
+        local = p.n_ports - p.conc + dst % p.conc
+        dst, src = dst // p.conc, src // p.conc
     if dst == node:
-        rows[0, 0] = p.n_ports - 1
+        rows[0, 0] = local
         rows[0, 1] = 0
         rows[0, 2] = p.n_vcs - 1
         rows[0, 3] = 0
         return 1
     return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, p.n_vcs, node,
-                     pkts[pkt].src, dst, pkts[pkt].hops, rows)
+                     src, dst, pkts[pkt].hops, rows)
 
 
 @njit(**KERNEL_INLINE)

@@ -62,7 +62,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
-        sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0,
+        sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
     )
 
 
@@ -118,7 +118,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     elif cfg.measurement == "booksim":  # BookSim2's sample periods decide the window (flit/sampling.py)
         from netsim_fast.flit.sampling import NEVER, BookSimControl
 
-        control = BookSimControl(cfg, topo.n_nodes)
+        control = BookSimControl(cfg, topo.n_terminals)
         stop_mode, win_start, win_end, limit = fs.STOP_AT_END, NEVER, NEVER, NEVER
     else:
         stop_mode, win_start = fs.STOP_WINDOW, cfg.warmup
@@ -136,20 +136,21 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                           sync=(cfg.sync if sync is None else sync) if phased else "none")
     from netsim_fast.workloads.injection import mean_packet_flits
 
-    expected = int(topo.n_nodes * cfg.rate / mean_packet_flits(cfg) * BATCH_CYCLES * 2) + 1024
+    expected = int(topo.n_terminals * cfg.rate / mean_packet_flits(cfg) * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
                          route_mask=route_mask)
     traffic, retired = None, None
     if packets is not None:
         state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase)
         if phased:
-            state = fs.set_phases(state, topo.n_nodes, packets.dst, packets.phase)
+            state = fs.set_phases(state, topo.n_terminals, packets.dst, packets.phase)
     else:
         from netsim_fast.flit.retire import RetiredPackets
+        from netsim_fast.topologies.base import terminal_view
         from netsim_fast.workloads.synthetic import traffic_of
 
         retired = RetiredPackets()
-        traffic = traffic_of(cfg, topo)
+        traffic = traffic_of(cfg, terminal_view(topo))
     driver = None
     if cfg.router == "booksim":  # BookSim2's IQ router keeps its own state beside the flit engine's
         from netsim_fast.flit.booksim.driver import BooksimDriver
@@ -164,7 +165,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     watchdog = Watchdog(params) if driver is None else driver.watchdog(params)
     from netsim_fast.flit.live import LiveFigures, takes_live_figures
 
-    live = LiveFigures(topo.n_nodes)  # what the progress display shows of each batch
+    live = LiveFigures(topo.n_terminals)  # what the progress display shows of each batch
     live_progress = progress is not None and takes_live_figures(progress)
     next_chunk, err, t, stop_reason = 0, fs.ERR_OK, 0, None
     try:
@@ -253,7 +254,7 @@ def _lane_name(lane: int, params, topo) -> str:
     node = lane // (params.n_ports * params.n_vcs)
     port = (lane // params.n_vcs) % params.n_ports
     vc = lane % params.n_vcs
-    where = "local" if port == params.n_ports - 1 else f"port {port}"
+    where = "local" if port >= params.n_ports - params.conc else f"port {port}"
     return f"{'output' if output else 'input'} lane node {node} {where} vc {vc}"
 
 

@@ -55,48 +55,48 @@ def release(s, p, t):
 
 
 @njit(**KERNEL_INLINE)
-def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node):
-    """Stage 8 at one node: bind the queue's head packet to the lowest free local lane, then
-    write one flit."""
+def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node, term):
+    """Stage 8 at terminal ``term`` of router ``node``: bind the queue's head packet to the
+    lowest free lane of the terminal's local port, then write one flit."""
     v = p.n_vcs
-    head = nodes[node].src_head
-    if head == NONE and nodes[node].bound == 0:
+    head = nodes[term].src_head
+    if head == NONE and nodes[term].bound == 0:
         return
     if head != NONE and p.sync != SYNC_NONE:  # the queue's head waits for its phase to open
-        allowed = nodes[node].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
+        allowed = nodes[term].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
         if pkts[head].phase > allowed:
             head = NONE
     if head != NONE:
         for vc in range(v):
-            if inj[node, vc].pkt == NONE:
-                inj[node, vc].pkt = head
-                inj[node, vc].sent = 0
-                nodes[node].bound += 1
-                nodes[node].queued -= 1
+            if inj[term, vc].pkt == NONE:
+                inj[term, vc].pkt = head
+                inj[term, vc].sent = 0
+                nodes[term].bound += 1
+                nodes[term].queued -= 1
                 nxt = pkts[head].next
-                nodes[node].src_head = nxt
+                nodes[term].src_head = nxt
                 if nxt == NONE:
-                    nodes[node].src_tail = NONE
+                    nodes[term].src_tail = NONE
                 break
-    base = (node * p.n_ports + p.n_ports - 1) * v
-    vc = nodes[node].rr_inject
+    base = (node * p.n_ports + p.n_ports - p.conc + term - node * p.conc) * v
+    vc = nodes[term].rr_inject
     for _j in range(v):
-        pkt = inj[node, vc].pkt
+        pkt = inj[term, vc].pkt
         lane = base + vc
         if pkt != NONE and inl[lane].len < p.buf:
-            seq = inj[node, vc].sent
+            seq = inj[term, vc].sent
             length = pkts[pkt].len
             push_input(inl, in_buf, nodes, lane, make_flit(pkt, seq, length), t)
             if seq == 0:
                 pkts[pkt].injected = t
-            inj[node, vc].sent = seq + 1
+            inj[term, vc].sent = seq + 1
             if seq + 1 == length:
-                inj[node, vc].pkt = NONE
-                nodes[node].bound -= 1
+                inj[term, vc].pkt = NONE
+                nodes[term].bound -= 1
                 cnt[C_QUEUED] -= 1
             cnt[C_FLITS_IN] += 1
             ts_injected[w] += 1
-            nodes[node].rr_inject = 0 if vc + 1 == v else vc + 1
+            nodes[term].rr_inject = 0 if vc + 1 == v else vc + 1
             return
         vc += 1
         if vc == v:

@@ -186,6 +186,8 @@ class FlitParams(NamedTuple):
     sync: int             # SYNC_NONE, SYNC_LOCAL or SYNC_GLOBAL
     src_queue: int = 0    # packets a source queue holds; a packet released into a full one is
                           # dropped (--source-queue); 0 = unbounded
+    conc: int = 1         # terminals per router (--concentration): terminal t on router t // conc,
+                          # at local port n_ports - conc + t % conc
 
 
 class FlitState(NamedTuple):
@@ -194,10 +196,12 @@ class FlitState(NamedTuple):
     outl: np.ndarray          # OUT_LANE[L]
     ol_buf: np.ndarray        # OL_SLOT[L, O] output-lane ring buffers (lanes router)
     port: np.ndarray          # PORT[N*P]
-    node: np.ndarray          # NODE[N]
+    node: np.ndarray          # NODE[T]: router fields at the router's index (< N), source fields
+                              # (src_*, queued, bound, rr_inject, rr_eject, phase) at the terminal's
+                              # (T = N * conc terminals; the same record when conc is 1)
     conn_list: np.ndarray     # int32[N, P*V] connected input lanes of each router (first conn_n)
     route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
-    inj: np.ndarray           # INJ[N, V] packet bound to each local input lane
+    inj: np.ndarray           # INJ[T, V] packet bound to each local input lane of each terminal
     route_mask: np.ndarray    # uint8[N (dst), N (node), W] allowed ports of a table routing (else empty)
     ev_flit: np.ndarray       # int64[R, cap, 2] (lane, flit) reaching an input lane, by cycle % R
     ev_flit_n: np.ndarray     # int32[R]
@@ -233,6 +237,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     from netsim_fast.routing import candidate_rows
 
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
+    terms = n * p.conc
     lanes = n * ports * v
     ring = p.ring
     lane = np.arange(lanes, dtype=np.int64)
@@ -255,10 +260,10 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     outl["link"] = lane // v
     outl["node"] = lane_node
     outl["vc"] = vc
-    node = _records(n, NODE)
+    node = _records(terms, NODE)
     node["src_head"] = NONE
     node["src_tail"] = NONE
-    inj = _records((n, v), INJ)
+    inj = _records((terms, v), INJ)
     inj["pkt"] = NONE
     return FlitState(
         inl=inl,
@@ -275,7 +280,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         ev_flit_n=np.zeros(ring, i4),
         ev_credit=np.zeros((ring, lanes + 1), i4),
         ev_credit_n=np.zeros(ring, i4),
-        ev_eject=np.zeros((ring, n * p.eject_rate + 1), i8),
+        ev_eject=np.zeros((ring, terms * p.eject_rate + 1), i8),
         ev_eject_n=np.zeros(ring, i4),
         pkt=new_packets(packet_capacity),
         recv_need=np.zeros((n, 1), i4),

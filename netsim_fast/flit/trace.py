@@ -37,7 +37,7 @@ def write_flit_trace(cfg, run, summary: dict) -> None:
         timeseries=timeseries,
         window_cycles=w,
         links={"src": link_src, "dst": link_dst, "port": link_port, "flits": state.port["link_flits"][port_index]},
-        nodes=_per_node(packets, topo.n_nodes, summary.get("measure_window") or (0, run.cycles)),
+        nodes=_per_node(packets, topo.n_terminals, summary.get("measure_window") or (0, run.cycles)),
     )
 
 

@@ -49,7 +49,7 @@ def link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt
     """Stage 4 at one router: every free link sends the front flit of one output lane
     (round-robin) that holds a credit."""
     v, n_ports, depth = p.n_vcs, p.n_ports, p.out_buf
-    for link in range(node * n_ports, node * n_ports + n_ports - 1):
+    for link in range(node * n_ports, node * n_ports + n_ports - p.conc):  # the network ports
         if ports[link].queued == 0 or ports[link].link_free > t:
             continue
         vc = ports[link].rr_link
@@ -119,7 +119,7 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_ou
                 credit_slot, eject_slot, node):
     """Separable input-first switch allocation and traversal at one router (iq: stages 3-5)."""
     v, n_ports = p.n_vcs, p.n_ports
-    local = n_ports - 1
+    first_local = n_ports - p.conc  # local ports: first_local .. n_ports - 1
     first = node * n_ports
     # (i) each input port picks one lane, round-robin
     for ip in range(n_ports):
@@ -131,7 +131,7 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_ou
             out = inl[lane].out
             if out != NONE and inl[lane].len > 0 and inl[lane].ready <= t:
                 op = outl[out].port
-                if op == local or (outl[out].credits > 0 and ports[first + op].link_free <= t):
+                if op >= first_local or (outl[out].credits > 0 and ports[first + op].link_free <= t):
                     req_vc[ip] = vc
                     req_out[ip] = out
                     break
@@ -140,7 +140,7 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_ou
                 vc = 0
     # (ii) each output port grants requests round-robin over input ports
     for op in range(n_ports):
-        capacity = p.eject_rate if op == local else 1
+        capacity = p.eject_rate if op >= first_local else 1
         ip = ports[first + op].rr_sa_out
         for _j in range(n_ports):
             out = req_out[ip]
@@ -149,7 +149,7 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_ou
                 flit = pop_input(inl, in_buf, lane, t)
                 schedule_credit(ev_credit, ev_credit_n, inl[lane].up, credit_slot)
                 nodes[node].flits -= 1
-                if op == local:  # reaches the node after the crossbar delay (delivered then)
+                if op >= first_local:  # reaches the terminal after the crossbar delay (delivered then)
                     ev_eject[eject_slot, ev_eject_n[eject_slot]] = flit
                     ev_eject_n[eject_slot] += 1
                 else:

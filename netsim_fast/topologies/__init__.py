@@ -5,7 +5,7 @@ themselves (``torus``, ``bmg``, ``random_regular``, ``from_networkx``, ...) are 
 notebooks and tests.
 """
 
-from netsim_fast.topologies.base import NONE, Topology, TopoArrays
+from netsim_fast.topologies.base import NONE, Topology, TopoArrays, concentrate
 from netsim_fast.topologies.circulant import bmg, circulant, complete, ring
 from netsim_fast.topologies.debruijn import debruijn
 from netsim_fast.topologies.direct import dragonfly, flatfly, hyperx
@@ -20,13 +20,14 @@ GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
 
 
 def build_topology(cfg) -> Topology:
-    """The ``Topology`` of a validated ``netsim_fast.config.Config`` (its failed links removed)."""
+    """The ``Topology`` of a validated ``netsim_fast.config.Config`` (its failed links removed,
+    ``cfg.concentration`` terminals per router)."""
     topo = _build(cfg)
     if getattr(cfg, "link_failures", 0):
         from netsim_fast.topologies.faults import fail_links
 
         topo = fail_links(topo, cfg.link_failures, cfg.fault_seed)
-    return topo
+    return concentrate(topo, getattr(cfg, "concentration", 1))
 
 
 def _build(cfg) -> Topology:
@@ -62,6 +63,7 @@ def _build(cfg) -> Topology:
 
 __all__ = [
     "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology", "circulant", "complete",
+    "concentrate",
     "coordinates", "debruijn", "dragonfly", "flatfly", "from_edgelist_file", "hyperx", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]

@@ -81,6 +81,22 @@ class Topology:
         return bool(self.params.get("link_failures"))
 
     @property
+    def concentration(self) -> int:
+        """Terminals per router (``--concentration``, 1 unless ``concentrate`` was applied)."""
+        return int(self.params.get("concentration", 1))
+
+    @property
+    def n_terminals(self) -> int:
+        """Terminals (the nodes that send and receive): ``concentration`` per router, terminal
+        ``t`` on router ``t // concentration`` (BookSim2's numbering on its dragonfly)."""
+        return self.n_nodes * self.concentration
+
+    @property
+    def first_local(self) -> int:
+        """The first local port: terminal ``t`` uses port ``first_local + t % concentration``."""
+        return self.n_ports - self.concentration
+
+    @property
     def local_port(self) -> int:
         return self.n_ports - 1
 
@@ -154,7 +170,7 @@ class Topology:
         return g
 
     def neighbors(self, node: int) -> np.ndarray:
-        row = self.arrays.nbr[node, : self.local_port]
+        row = self.arrays.nbr[node, : self.first_local]
         return row[row >= 0]
 
     def node_id(self, coord) -> int:
@@ -218,6 +234,44 @@ def finish_arrays(nbr: np.ndarray, **grid_fields) -> TopoArrays:
     if fields["port_dim"].shape[0] != n_ports:
         raise ValueError("port_dim must have one entry per port, local port included")
     return TopoArrays(nbr=full, nbr_in_port=nbr_in_port, link_id=link_id, degree=degree, **fields)
+
+
+def concentrate(topo: Topology, concentration: int) -> Topology:
+    """``topo`` with ``concentration`` terminals per router: ``concentration - 1`` more local
+    ports after the one every topology has (columns of NONE in the port tables), and the count in
+    ``params["concentration"]``. ``concentration`` 1 returns ``topo`` itself."""
+    c = int(concentration)
+    if c == 1:
+        return topo
+    a = topo.arrays
+    extra = c - 1
+
+    def widen(table):
+        return np.concatenate([table, np.full((table.shape[0], extra), NONE, np.int32)], axis=1)
+
+    arrays = a._replace(nbr=widen(a.nbr), nbr_in_port=widen(a.nbr_in_port), link_id=widen(a.link_id),
+                        port_dim=np.concatenate([a.port_dim, np.full(extra, NONE, np.int32)]),
+                        port_dir=np.concatenate([a.port_dir, np.zeros(extra, np.int32)]))
+    return Topology(kind=topo.kind, params={**topo.params, "concentration": c}, arrays=arrays,
+                    vertex_transitive=topo.vertex_transitive, notes=topo.notes)
+
+
+def terminal_view(topo: Topology):
+    """What a traffic pattern sees: ``topo`` itself with one terminal per router; with
+    ``concentration`` C > 1 a graph of ``n_terminals`` nodes without coordinates (the patterns
+    then pick terminals by id, as BookSim2's do), and a dragonfly's groups counted in terminals
+    (``group_routers`` * C), so ``worst-case`` sends to a random terminal of the next group."""
+    c = topo.concentration
+    if c == 1:
+        return topo
+    from types import SimpleNamespace
+
+    t = topo.n_terminals
+    params = dict(topo.params)
+    if "group_routers" in params:
+        params["group_routers"] = int(params["group_routers"]) * c
+    arrays = SimpleNamespace(coord=np.zeros((t, 0), np.int32), radix=np.zeros(0, np.int32))
+    return SimpleNamespace(n_nodes=t, arrays=arrays, is_grid=False, params=params, kind=topo.kind)
 
 
 def from_adjacency_lists(neighbours: list[np.ndarray] | list[list[int]]) -> TopoArrays:

@@ -121,7 +121,7 @@ def _candidate_sides(topo: Topology):
 def _fourier_sides(topo: Topology, n: int, modes: int = 3):
     """Circulants: the Laplacian eigenvectors are cos(2 pi k i / n); split along the modes of
     smallest eigenvalue (a closed-form spectral bisection)."""
-    offsets = topo.arrays.nbr[0, : topo.local_port].astype(np.int64)
+    offsets = topo.arrays.nbr[0, : topo.first_local].astype(np.int64)
     offsets = offsets[offsets >= 0]
     k = np.arange(1, n // 2 + 1, dtype=np.int64)
     eig = (1.0 - np.cos(2.0 * np.pi * np.outer(k, offsets) / n)).sum(axis=1)
@@ -198,6 +198,9 @@ def topology_metrics(topo: Topology, *, with_bisection: bool = True) -> dict:
         "average_distance": average_distance(counts),
         "diameter": int(counts.size - 1),
         "distance_distribution": counts.tolist(),
+        "routers": topo.n_nodes,  # the graph's nodes above are routers; terminals send and receive
+        "terminals": topo.n_terminals,
+        "terminals_per_router": topo.concentration,
     }
     if with_bisection:
         width, exact = bisection(topo)

@@ -1,7 +1,7 @@
 """Write a run's trace to HDF5, atomically: a temporary file renamed into place when complete.
 
-Layout (schema version 3; version 2 had no ``flit_gap_sum``, version 1 no ``/nodes`` and fewer
-summary keys):
+Layout (schema version 4; version 3 had no ``concentration`` in ``config`` and one terminal per
+router, version 2 no ``flit_gap_sum``, version 1 no ``/nodes`` and fewer summary keys):
 
 - ``/`` attributes: ``schema_version``, ``netsim_fast_version``, ``engine``, ``config`` (JSON of
   the full Config), ``seed``, ``summary`` (JSON of the run's summary without wall-clock figures)
@@ -14,7 +14,8 @@ summary keys):
   ``accepted_flits``, ``active_links`` (mean links busy per cycle), ``link_utilization``
   (fraction of directed links busy), ``in_flight``, ``source_queue``
 - ``/links``: ``src``, ``dst``, ``port``, ``flits`` per directed link
-- ``/nodes``: per node, ``accepted`` and ``injected`` (flits, or packets on the packet engine)
+- ``/nodes``: per node (terminal: ``config.concentration`` per router, terminal ``t`` on router
+  ``t // concentration``; ``/packets``' ``src`` and ``dst`` are terminals too), ``accepted`` and ``injected`` (flits, or packets on the packet engine)
   over the measurement window (the whole run for finite workloads): what the summary's
   ``accepted_min``, ``accepted_max`` and ``fairness_jain`` are computed from
 - ``/timing`` attributes: wall-clock figures, kept apart so determinism checks can skip them
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _COMPRESS = dict(compression="gzip", compression_opts=4, shuffle=True)
 USERBLOCK = 512
 MARK = b"netsim-fast trace\nblake2b-256 "  # then 64 hex digits and a newline

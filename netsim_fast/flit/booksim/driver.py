@@ -126,7 +126,7 @@ class BooksimWatchdog(Watchdog):
                     o = (node * P + int(ivc[lane].port2)) * V + int(ivc[lane].vc2)
                     alts.append(holder(int(ovc[o].owner)) if ovc[o].owner >= 0 else LIVE)
                 graph.waits[lane] = alts or [LIVE]
-            elif ivc[lane].state == bs.VC_ACTIVE and ivc[lane].port != P - 1:
+            elif ivc[lane].state == bs.VC_ACTIVE and ivc[lane].port < P - getattr(p, "conc", 1):  # not to a terminal
                 o = int(inl[lane].out)
                 if ovc[o].occ >= p.buf and returning[o] == 0:
                     graph.waits[lane] = [int(state.outl[o].down)]

@@ -25,7 +25,8 @@ def check_invariants(s, b, p, bp, t, held, scratch):
     """``held`` (int64[L]) and ``scratch`` (int64[N*V]) are work arrays."""
     inl, ovc, outl = s.inl, b.ovc, s.outl
     lanes = inl.shape[0]
-    v, ports = p.n_vcs, p.n_ports
+    v, ports, conc = p.n_vcs, p.n_ports, p.conc
+    first_local = ports - conc  # terminal node * conc + (port - first_local) at a local port
     held[:] = 0
     scratch[:] = 0
     buffered = 0
@@ -53,8 +54,9 @@ def check_invariants(s, b, p, bp, t, held, scratch):
             scratch[b.ev_tcred[slot, i]] += 1
         for i in range(b.ev_flit_n[slot]):
             lane = b.ev_flit[slot, i, 0]
-            if (lane // v) % ports == ports - 1:
-                scratch[inl[lane].node * v + lane % v] += 1  # injected, not yet at the router
+            port = (lane // v) % ports
+            if port >= first_local:  # injected, not yet at the router
+                scratch[(inl[lane].node * conc + port - first_local) * v + lane % v] += 1
             else:
                 held[inl[lane].up] += 1
     # flits in a downstream VC, and flits gone from it whose credit waits at its input port
@@ -68,12 +70,12 @@ def check_invariants(s, b, p, bp, t, held, scratch):
                 n += 1
         if (b.cmsg[node, port] >> (lane % v)) & 1:
             n += 1
-        if port == ports - 1:
-            scratch[node * v + lane % v] += n
+        if port >= first_local:
+            scratch[(node * conc + port - first_local) * v + lane % v] += n
         elif inl[lane].up >= 0:
             held[inl[lane].up] += n
     for o in range(lanes):
-        if outl[o].port == ports - 1:
+        if outl[o].port >= first_local:
             continue  # ejection: checked below through the deliveries
         if outl[o].down >= 0 and held[o] != ovc[o].occ:
             s.cnt[C_ERR_CYCLE] = t
@@ -82,7 +84,8 @@ def check_invariants(s, b, p, bp, t, held, scratch):
     for x in range(scratch.shape[0]):
         if scratch[x] != b.tvc[x].occ:
             s.cnt[C_ERR_CYCLE] = t
-            s.cnt[C_ERR_LANE] = ((x // v) * ports + ports - 1) * v + x % v
+            term = x // v
+            s.cnt[C_ERR_LANE] = ((term // conc) * ports + first_local + term % conc) * v + x % v
             return ERR_CREDIT
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t

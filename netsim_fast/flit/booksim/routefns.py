@@ -236,6 +236,24 @@ def route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst
 
 
 @njit(**KERNEL_JIT)
+def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
+                    n_ports, conc, v, rng, out):
+    """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
+    routing function sees routers (the terminals' routers, the first local port as the only
+    one), and the destination router's exit becomes the destination terminal's own local port
+    ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself."""
+    if conc == 1:
+        route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph, n_ports, v,
+              rng, out)
+        return
+    first_local = n_ports - conc
+    route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src // conc, dst // conc,
+          min(in_port, first_local), in_vc, ph, first_local + 1, v, rng, out)
+    if out[0] == first_local:
+        out[0] = first_local + dst % conc
+
+
+@njit(**KERNEL_JIT)
 def inject_range(fn, radix, coord, torus, dst, v, out):
     """The VCs a terminal may inject on (BookSim2's injection mode): ``out[0], out[1]`` = first VC
     and count. Every VC, except the mesh ``_ni`` / ``_pni`` functions: the destination's slice

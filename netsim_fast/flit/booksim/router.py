@@ -18,7 +18,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routefns import route
+from netsim_fast.flit.booksim.routefns import route_terminals
 from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
@@ -151,9 +151,9 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
             continue
         pos = inl[lane].head
         pid = in_buf[lane, pos] >> 32
-        route(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base, node,
-              pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos], p.n_ports, p.n_vcs,
-              b.rng, out)
+        route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
+                        node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
+                        p.n_ports, p.conc, p.n_vcs, b.rng, out)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA
@@ -275,7 +275,8 @@ def _write_outputs(s, b, p, bp, t, w, node):
     """Write phase: each output port sends its FIFO's front flit. A network channel delivers it
     into the downstream VC ``d + 1`` cycles later; the ejection channel hands it to the terminal
     two cycles later, whose credit is back and usable ``2 + Dc`` cycles after that."""
-    ports, local, v = p.n_ports, p.n_ports - 1, p.n_vcs
+    ports, v, conc = p.n_ports, p.n_vcs, p.conc
+    first_local = ports - conc  # local port first_local + c: terminal node * conc + c
     for port in range(ports):  # one credit message per input port: every VC it lists
         c = node * ports + port
         if b.cq_len[c] == 0:
@@ -286,9 +287,9 @@ def _write_outputs(s, b, p, bp, t, w, node):
         b.node[node].credits_queued -= 1
         for vc in range(v):
             if (msg >> vc) & 1:
-                if port == local:  # the terminal applies it two cycles later
+                if port >= first_local:  # the terminal applies it two cycles later
                     slot = (t + 2) % bp.ring
-                    b.ev_tcred[slot, b.ev_tcred_n[slot]] = node * v + vc
+                    b.ev_tcred[slot, b.ev_tcred_n[slot]] = (node * conc + port - first_local) * v + vc
                     b.ev_tcred_n[slot] += 1
                 else:
                     slot = (t + bp.link + 1 + bp.credit_delay) % bp.ring
@@ -303,7 +304,7 @@ def _write_outputs(s, b, p, bp, t, w, node):
         b.of_head[f] = 0 if h + 1 == bp.of_cap else h + 1
         b.of_len[f] -= 1
         s.node[node].flits -= 1
-        if port == local:
+        if port >= first_local:
             slot = (t + 2) % bp.ring
             b.ev_del[slot, b.ev_del_n[slot]] = flit
             b.ev_del_n[slot] += 1

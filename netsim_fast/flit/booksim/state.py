@@ -121,8 +121,8 @@ class BkState(NamedTuple):
     ph_buf: np.ndarray     # int64[L, B] partition of each buffered flit, or its packed lookahead route (R = 0)
     pri_buf: np.ndarray    # int64[L, B] priority of each buffered flit (docs/booksim-router.md 5.10)
     ovc: np.ndarray        # BK_OVC[L] buffer state of each output VC
-    tvc: np.ndarray        # BK_OVC[N*V] terminal's buffer state of its router's injection VCs
-    node: np.ndarray       # BK_NODE[N]
+    tvc: np.ndarray        # BK_OVC[T*V] (T = N * conc terminals) each terminal's buffer state of its router's injection VCs
+    node: np.ndarray       # BK_NODE[T]: router fields at the router, terminal fields at the terminal
     xb: np.ndarray         # int64[N, xb_cap, 5] crossbar queue: (flit, output VC lane, ph, stamp, priority)
     of: np.ndarray         # int64[N*P, of_cap, 4] output FIFOs: (flit, output VC lane, ph, priority)
     of_head: np.ndarray    # int32[N*P]
@@ -149,9 +149,9 @@ class BkState(NamedTuple):
     ev_flit_n: np.ndarray  # int32[R]
     ev_cred: np.ndarray    # int32[R, 2*N*P+1] output VC lanes whose credit is applied at cycle % R
     ev_cred_n: np.ndarray  # int32[R]
-    ev_tcred: np.ndarray   # int32[R, N*V+1] terminal VCs (node*V+vc) credited at cycle % R
+    ev_tcred: np.ndarray   # int32[R, T*V+1] terminal VCs (terminal*V+vc) credited at cycle % R
     ev_tcred_n: np.ndarray  # int32[R]
-    ev_del: np.ndarray     # int64[R, N+1] flits a terminal reads at cycle % R
+    ev_del: np.ndarray     # int64[R, T+1] flits a terminal reads at cycle % R
     ev_del_n: np.ndarray   # int32[R]
     # allocation scratch (one router at a time)
     in_req: np.ndarray     # int32[P*V, P*V] requested outputs of each allocator input, ascending
@@ -178,7 +178,7 @@ class BkState(NamedTuple):
     acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
     step: np.ndarray       # int64[1] internal steps run so far (a switch grant checks its VC grant's step)
     dbg_held: np.ndarray   # int64[L] (--check-invariants, else empty) flits counted against each output VC
-    dbg_terminal: np.ndarray  # int64[N*V] (--check-invariants) ... against each terminal injection VC
+    dbg_terminal: np.ndarray  # int64[T*V] (--check-invariants) ... against each terminal injection VC
 
 
 def ring_size(link: int, credit_delay: int) -> int:
@@ -193,6 +193,7 @@ def _matrices(count: int, size: int) -> np.ndarray:
 
 def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
+    terms = n * p.conc  # terminals: ``tvc`` and the terminal fields of ``node`` are indexed by them
     lanes, pv, ring = n * ports * v, ports * v, bp.ring
     xi, xo = ports * bp.in_speedup, ports * bp.out_speedup  # crossbar inputs and outputs per router
 
@@ -204,9 +205,9 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         ivc[f] = NONE
     ovc = rec(lanes, BK_OVC)
     ovc["owner"] = NONE
-    tvc = rec(n * v, BK_OVC)
+    tvc = rec(terms * v, BK_OVC)
     tvc["owner"] = NONE
-    node = rec(n, BK_NODE)
+    node = rec(terms, BK_NODE)
     node["rt_due"] = NONE
     node["va_due"] = NONE
     node["sa_due"] = NONE
@@ -225,8 +226,8 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         sa_min=_matrices(n * xi if bp.sa_arb else 0, xo), sa_mout=_matrices(n * xo if bp.sa_arb else 0, xi),
         ev_flit=np.zeros((ring, n * ports + 1, 4), i8), ev_flit_n=np.zeros(ring, i4),
         ev_cred=np.zeros((ring, n * ports * (bp.in_speedup + 1) + 1), i4), ev_cred_n=np.zeros(ring, i4),
-        ev_tcred=np.zeros((ring, n * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
-        ev_del=np.zeros((ring, n + 1), i8), ev_del_n=np.zeros(ring, i4),
+        ev_tcred=np.zeros((ring, terms * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
+        ev_del=np.zeros((ring, terms + 1), i8), ev_del_n=np.zeros(ring, i4),
         in_req=np.zeros((pv, pv), i4), in_pri=np.zeros((pv, pv), i8), in_n=np.zeros(pv, i4),
         out_req=np.zeros((pv, pv), i4), out_pri=np.zeros((pv, pv), i8), out_n=np.zeros(pv, i4),
         dense=np.zeros((pv, pv), np.int8), dpin=np.zeros((pv, pv), i8), dpout=np.zeros((pv, pv), i8),
@@ -236,6 +237,6 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         sa_pri=np.zeros((xi, xo), i8),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
-        dbg_terminal=np.zeros(n * v if p.debug else 0, i8),
+        dbg_terminal=np.zeros(terms * v if p.debug else 0, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

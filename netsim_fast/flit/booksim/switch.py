@@ -20,7 +20,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route
+from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_terminals
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
@@ -195,7 +195,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
     """The front flit of VC ``lane`` (index ``k`` in its router) leaves for the crossbar; returns
     the flit, or -1 if the crossbar queue is full (an engine error)."""
     ivc, ovc, inl, in_buf, pkts, bnode, xb = b.ivc, b.ovc, s.inl, s.in_buf, s.pkt, b.node, b.xb
-    v, local = p.n_vcs, p.n_ports - 1
+    v, first_local = p.n_vcs, p.n_ports - p.conc
     pos = inl[lane].head
     pri = b.pri_buf[lane, pos] + (1 if bp.priority == PRI_HOP_COUNT else 0)
     flit = in_buf[lane, pos]
@@ -204,7 +204,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
     inl[lane].last = t
     o = inl[lane].out
     ovc[o].occ += 1
-    if (flit & 0xFFFFFFFF) < 2 and ivc[lane].port != local:
+    if (flit & 0xFFFFFFFF) < 2 and ivc[lane].port < first_local:  # a link, not a terminal
         pkts[flit >> 32].hops += 1
     if (flit & 1) == 1:
         ovc[o].tail_sent = 1
@@ -219,11 +219,12 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
     if bp.routing_delay == 0 and (flit & 0xFFFFFFFF) < 2:  # the head's route at the next router
         info = ivc[lane].noq  # noq: computed with the slice when the head began VC allocation
         port = ivc[lane].port
-        if port != local and not bp.noq:
+        if port < first_local and not bp.noq:
             nxt, nin = topo.nbr[node, port], topo.nbr_in_port[node, port]
             pk = pkts[flit >> 32]
-            route(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
-                  nxt * p.n_ports * v, nxt, pk.src, pk.dst, nin, o % v, ivc[lane].ph, p.n_ports, v, b.rng, b.route_out)
+            route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
+                            nxt * p.n_ports * v, nxt, pk.src, pk.dst, nin, o % v, ivc[lane].ph, p.n_ports, p.conc, v,
+                            b.rng, b.route_out)
             info = pack_route(b.route_out)
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1

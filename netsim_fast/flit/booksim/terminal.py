@@ -18,7 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.flit.booksim.routefns import inject_range, route
+from netsim_fast.flit.booksim.routefns import inject_range, route_terminals
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
@@ -49,24 +49,29 @@ def read_terminals(s, b, p, bp, t, w, slot):
 
 @njit(**KERNEL_JIT)
 def inject(s, b, p, bp, topo, t, w):
+    """Each terminal ``term`` (on router ``term // conc``, at its local port ``n_ports - conc +
+    term % conc``) sends at most one flit; its source queue, injection VC state (``tvc``) and
+    VC choice (``b.node``'s terminal fields) are indexed by the terminal."""
     nodes, pkts, inj, tvc, bnode, cnt = s.node, s.pkt, s.inj, b.tvc, b.node, s.cnt
-    v = p.n_vcs
-    for node in range(p.n_nodes):
-        pkt = inj[node, 0].pkt
+    v, conc = p.n_vcs, p.conc
+    for term in range(p.n_nodes * conc):
+        node = term // conc if conc > 1 else term
+        local = p.n_ports - conc + term - node * conc
+        pkt = inj[term, 0].pkt
         if pkt == NONE:
-            head = nodes[node].src_head
+            head = nodes[term].src_head
             if head == NONE:
                 continue
             if p.sync != SYNC_NONE:
-                allowed = nodes[node].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
+                allowed = nodes[term].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
                 if pkts[head].phase > allowed:
                     continue
-            last = bnode[node].last_vc
+            last = bnode[term].last_vc
             lo, count = 0, v
             if bp.routing != 0:  # the VCs BookSim2's routing function gives in injection mode
-                inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst, v, b.route_out)
+                inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst // conc, v, b.route_out)
                 lo, count = b.route_out[0], b.route_out[1]
-            if bp.noq:  # only the VCs of the slice of the first router's output port
+            if bp.noq:  # only the VCs of the slice of the first router's output port (one terminal per router)
                 dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, pkts[head].dst,
                           p.n_ports - 1, 0, p.n_ports, v, b.rng, b.route_out)
                 count = v // p.n_ports
@@ -74,58 +79,58 @@ def inject(s, b, p, bp, topo, t, w):
             chosen = NONE
             for i in range(1, count + 1):
                 vc = lo + (last - lo + i) % count if lo <= last < lo + count else lo
-                x = node * v + vc
+                x = term * v + vc
                 if tvc[x].owner == NONE and tvc[x].occ < p.buf:
                     chosen = vc
                     break
             if chosen == NONE:
                 continue
-            x = node * v + chosen
-            tvc[x].owner = node
+            x = term * v + chosen
+            tvc[x].owner = term
             tvc[x].tail_sent = 0
-            bnode[node].last_vc = chosen
-            bnode[node].cur_vc = chosen
-            bnode[node].cur_seq = bnode[node].seq_next
-            bnode[node].seq_next += 1
-            inj[node, 0].pkt = head
-            inj[node, 0].sent = 0
-            nodes[node].queued -= 1
+            bnode[term].last_vc = chosen
+            bnode[term].cur_vc = chosen
+            bnode[term].cur_seq = bnode[term].seq_next
+            bnode[term].seq_next += 1
+            inj[term, 0].pkt = head
+            inj[term, 0].sent = 0
+            nodes[term].queued -= 1
             nxt = pkts[head].next
-            nodes[node].src_head = nxt
+            nodes[term].src_head = nxt
             if nxt == NONE:
-                nodes[node].src_tail = NONE
+                nodes[term].src_tail = NONE
             pkt = head
-        vc = bnode[node].cur_vc
-        x = node * v + vc
+        vc = bnode[term].cur_vc
+        x = term * v + vc
         if tvc[x].occ >= p.buf:
             continue
-        seq = inj[node, 0].sent
+        seq = inj[term, 0].sent
         length = pkts[pkt].len
         tvc[x].occ += 1
         if seq == 0:
             pkts[pkt].injected = t
         slot = (t + 2) % bp.ring
         k = b.ev_flit_n[slot]
-        b.ev_flit[slot, k, 0] = (node * p.n_ports + p.n_ports - 1) * v + vc
+        b.ev_flit[slot, k, 0] = (node * p.n_ports + local) * v + vc
         b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
         b.ev_flit[slot, k, 2] = 0
         if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
-            route(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
-                  node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, p.n_ports - 1, vc, 0, p.n_ports, v, b.rng,
-                  b.route_out)
+            route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
+                            node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, local, vc, 0, p.n_ports, conc,
+                            v, b.rng, b.route_out)
             b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
         elif bp.priority == PRI_NETWORK_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - t
         elif bp.priority == PRI_SEQUENCE:
-            b.ev_flit[slot, k, 3] = INT_MAX - bnode[node].cur_seq
+            b.ev_flit[slot, k, 3] = INT_MAX - bnode[term].cur_seq
         else:
             b.ev_flit[slot, k, 3] = 0
         b.ev_flit_n[slot] = k + 1
-        inj[node, 0].sent = seq + 1
+        inj[term, 0].sent = seq + 1
         if seq + 1 == length:
-            inj[node, 0].pkt = NONE
+            inj[term, 0].pkt = NONE
             tvc[x].tail_sent = 1
             if not bp.wait_tail:
                 tvc[x].owner = NONE
