@@ -198,3 +198,27 @@ def test_the_trace_counts_terminals(tmp_path):
     tr = nf.open_trace(path)
     assert tr.schema_version == 4 and tr.config["concentration"] == 4
     assert len(tr.nodes) == 16 and tr.packets["dst"].max() <= 15
+
+
+REFERENCE_CASES = [
+    dict(topology="mesh", k=3, routing="dor"),
+    dict(topology="torus", k=4, routing="duato", vcs=4),
+    dict(topology="torus", dims="2,4", routing="dor", t_link=2, t_crossbar=2, credit_delay=3, t_routing=2,
+         headers_per_cycle=2, eject_rate=2),
+    dict(topology="dragonfly", group_routers=3, global_links=1, routing="minimal", vcs=3, headers_per_cycle=0,
+         out_buf=1, buf=4),
+    dict(topology="hyperx", dims="2,3", routing="minimal", vcs=2, vc_alloc="rr", switching="vct", buf=6),
+]
+
+
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+@pytest.mark.parametrize("concentration", [2, 3])
+@pytest.mark.parametrize("case", REFERENCE_CASES, ids=lambda c: f"{c['topology']}-{c['routing']}")
+def test_kernel_matches_the_plain_reference_cycle_for_cycle(case, concentration, router):
+    """tests/reference/flit_naive.py, written from docs/flit-engine.md, with its terminals: every
+    packet's injection, head and tail delivery, hops and flit gaps, and the run's cycles."""
+    from tests.test_flit_engine import assert_same_as_reference, random_packets
+
+    max_len = 5 if case.get("switching") == "vct" else 9
+    cfg = Config(router=router, packet_flits=max_len, check_invariants=True, concentration=concentration, **case)
+    assert_same_as_reference(cfg, random_packets(cfg.n_terminals, 80, max_len, seed=concentration, span=60))

@@ -197,11 +197,15 @@ class NaiveFlitSim:
             self.atomic_vcs = set()
 
         self.N, self.P = topo.n_nodes, topo.n_ports
-        self.LP = topo.local_port
+        # Terminals (--concentration C): terminal t on router t // C at local port FL + t % C;
+        # ports FL .. P-1 are local (FL = P - 1 with one terminal per router).
+        self.C = topo.concentration
+        self.FL = self.P - self.C
+        self.T = self.N * self.C
         self.nbr = topo.nbr.tolist()
         self.nip = topo.nbr_in_port.tolist()
         # Network output ports that have a link.
-        self.net_ports = [[p for p in range(self.LP) if self.nbr[r][p] >= 0] for r in range(self.N)]
+        self.net_ports = [[p for p in range(self.FL) if self.nbr[r][p] >= 0] for r in range(self.N)]
 
         # Packets.
         self.src = [int(x) for x in src]
@@ -239,7 +243,7 @@ class NaiveFlitSim:
         # Binding of an output lane (lanes) / ownership of an output VC (iq): (in port, in VC).
         self.owner = lane3(lambda: None)
         # Credits of every network (router, port, VC) with a link; None elsewhere.
-        self.credits = [[[B if (p < self.LP and self.nbr[r][p] >= 0) else None for _ in range(V)]
+        self.credits = [[[B if (p < self.FL and self.nbr[r][p] >= 0) else None for _ in range(V)]
                          for p in range(P)] for r in range(N)]
         self.link_free = [[0] * P for _ in range(N)]  # link can send again from this cycle
         # Events: flits (downstream writes), credits, local deliveries (iq), keyed by cycle.
@@ -250,21 +254,21 @@ class NaiveFlitSim:
         self.credits_on_way = lane3(lambda: 0)  # per receiver of the credit (r, port, vc)
 
         # Round-robin pointers.  CHOICE: every pointer starts at 0.
-        self.rr_eject = [0] * N                       # stage 3, over V local output lanes
+        self.rr_eject = [0] * self.T                  # stage 3, per terminal, over V local output lanes
         self.rr_link = [[0] * P for _ in range(N)]    # stage 4, over V output lanes of a port
         self.rr_route = [0] * N                       # stage 7a, over P*V input lanes, port-major
         self.rr_va = [0] * N                          # stage 7b with --vc-alloc rr
         # stage 7a result: cycle from which the front header may request an output VC (None: unrouted)
         self.route_done = lane3(lambda: None)
-        self.rr_inject = [0] * N                      # stage 8, over V local input lanes
+        self.rr_inject = [0] * self.T                 # stage 8, per terminal, over V local input lanes
         self.rr_in = [[0] * P for _ in range(N)]      # iq (i), over V lanes of an input port
         self.rr_out = [[0] * P for _ in range(N)]     # iq (ii), over P input ports
         # Routing units: cycle from which each unit is free (stage 7).
         self.unit_free = [[0] * H for _ in range(N)]
 
         # Nodes: source queue and the packet bound to each local input lane [pkt, next index].
-        self.srcq = [deque() for _ in range(N)]
-        self.inj_bound = [[None] * V for _ in range(N)]
+        self.srcq = [deque() for _ in range(self.T)]
+        self.inj_bound = [[None] * V for _ in range(self.T)]
 
     # -- helpers ---------------------------------------------------------------------------
     def _deliver(self, pkt: int, idx: int, t: int) -> None:
@@ -280,7 +284,7 @@ class NaiveFlitSim:
 
     def _free_input_slot(self, r: int, p: int, v: int, t: int) -> None:
         """A flit left input lane (r, p, v): credit upstream (stage 5); local port: seen at once."""
-        if p == self.LP:
+        if p >= self.FL:
             return  # the node reads the lane's occupancy directly
         up, up_port = self.nbr[r][p], self.nip[r][p]
         self.credit_events[t + self.Cd].append((up, up_port, v))
@@ -333,12 +337,13 @@ class NaiveFlitSim:
 
     # -- stage 3: ejection (lanes) ---------------------------------------------------------
     def _eject(self, t: int) -> None:
-        LP, V = self.LP, self.V
-        for r in range(self.N):
+        V = self.V
+        for term in range(self.T):  # each terminal from its own local port
+            r, LP = term // self.C, self.FL + term % self.C
             for _ in range(self.E):
                 served = None
                 for k in range(V):
-                    v = (self.rr_eject[r] + k) % V
+                    v = (self.rr_eject[term] + k) % V
                     q = self.outq[r][LP][v]
                     if q and q[0][2] <= t:  # front flit ready
                         served = v
@@ -349,7 +354,7 @@ class NaiveFlitSim:
                 # give several flits in a cycle if they are all ready.)
                 pkt, idx, _ = self.outq[r][LP][served].popleft()
                 self._deliver(pkt, idx, t)
-                self.rr_eject[r] = (served + 1) % V
+                self.rr_eject[term] = (served + 1) % V
 
     # -- stage 4: link traversal (lanes) ---------------------------------------------------
     def _links(self, t: int) -> None:
@@ -396,7 +401,7 @@ class NaiveFlitSim:
     def _switch_iq(self, t: int) -> None:
         # CHOICE: the iq router has no crossbar-path rate limit (stage 5b is a lanes rule):
         # T_crossbar only delays the flit, so a connection may move a flit every cycle.
-        V, P, LP = self.V, self.P, self.LP
+        V, P, FL = self.V, self.P, self.FL
         for r in range(self.N):
             # (i) each input port picks one lane, round-robin from its pointer.
             pick = {}  # input port -> VC
@@ -406,7 +411,7 @@ class NaiveFlitSim:
                     c = self.conn[r][p][v]
                     if c is None or not self.inp[r][p][v] or t < c.usable:
                         continue
-                    if c.port == LP or (self.credits[r][c.port][c.vc] > 0
+                    if c.port >= FL or (self.credits[r][c.port][c.vc] > 0
                                         and self.link_free[r][c.port] <= t):
                         pick[p] = v
                         break
@@ -415,7 +420,7 @@ class NaiveFlitSim:
             for p, v in pick.items():
                 requests[self.conn[r][p][v].port].add(p)
             for q in sorted(requests):
-                limit = self.E if q == LP else 1
+                limit = self.E if q >= FL else 1
                 granted = 0
                 start = self.rr_out[r][q]
                 for k in range(P):
@@ -426,7 +431,7 @@ class NaiveFlitSim:
                     c = self.conn[r][p][v]
                     pkt, idx = self.inp[r][p][v].popleft()
                     self._free_input_slot(r, p, v, t)
-                    if q == LP:
+                    if q >= FL:
                         self.deliver_events[t + self.Tc].append((pkt, idx))
                     else:
                         # Link busy until t + T_link, written downstream at t + T_crossbar + T_link.
@@ -446,7 +451,7 @@ class NaiveFlitSim:
         return bool(lane) and lane[0][1] == 0 and self.conn[r][p][v] is None
 
     def _free_space(self, r: int, port: int, v: int) -> int:
-        if port == self.LP:
+        if port >= self.FL:
             return _UNLIMITED
         if self.lanes:
             return self.credits[r][port][v] + self.O - len(self.outq[r][port][v])
@@ -455,14 +460,14 @@ class NaiveFlitSim:
     def _is_free(self, r: int, port: int, v: int, pkt: int) -> bool:
         if self.owner[r][port][v] is not None:
             return False
-        if port != self.LP and v in self.atomic_vcs:
+        if port < self.FL and v in self.atomic_vcs:
             # atomic reallocation: the previous packet has left the downstream buffer entirely
             # (its tail credit is back) and, in lanes, the output lane is empty
             if self.credits[r][port][v] != self.B or (self.lanes and self.outq[r][port][v]):
                 return False
         if self.lanes and len(self.outq[r][port][v]) >= self.O:
             return False
-        if self.vct and port != self.LP:
+        if self.vct and port < self.FL:
             # CHOICE: the local port always "fits" (it has no credits).
             room = self.credits[r][port][v]
             if self.lanes:
@@ -473,12 +478,15 @@ class NaiveFlitSim:
 
     def _attempt(self, r: int, p: int, v: int, t: int) -> bool:
         pkt = self.inp[r][p][v][0][0]
-        if isinstance(self.routing, TableRouting):
-            rows = self.routing.rows(r, self.src[pkt], self.dst[pkt], self.hops[pkt])
+        src, dst, C = self.src[pkt], self.dst[pkt], self.C
+        if dst // C == r:  # at the destination terminal's router: its own local port, any VC
+            rows = [(self.FL + dst % C, 0, self.V - 1, 0)]
+        elif isinstance(self.routing, TableRouting):  # the routings see routers
+            rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt])
         else:
-            rows = self.routing.rows(r, self.src[pkt], self.dst[pkt])
+            rows = self.routing.rows(r, src // C, dst // C)
         # CHOICE: "at the source router ... for the first hop" = the lane is a local input lane.
-        first_hop = p == self.LP and self.inject_vcs is not None
+        first_hop = p >= self.FL and self.inject_vcs is not None
         for prio in sorted({row[3] for row in rows}):
             best = None  # (-free space, port, vc)
             for (port, lo, hi, pr) in rows:
@@ -543,19 +551,20 @@ class NaiveFlitSim:
 
     # -- stage 8: injection ----------------------------------------------------------------
     def _inject(self, t: int) -> None:
-        V, LP, B = self.V, self.LP, self.B
-        for r in range(self.N):
-            bound = self.inj_bound[r]
-            if self.srcq[r]:
+        V, B = self.V, self.B
+        for term in range(self.T):  # each terminal into its own local port
+            r, LP = term // self.C, self.FL + term % self.C
+            bound = self.inj_bound[term]
+            if self.srcq[term]:
                 # CHOICE: "free" = not receiving another packet; the lane may still hold flits of
                 # an earlier packet, and all V lanes qualify (inject_vcs acts in stage 7 only).
                 for v in range(V):  # lowest lane not receiving another packet from the node
                     if bound[v] is None:
-                        bound[v] = [self.srcq[r].popleft(), 0]
+                        bound[v] = [self.srcq[term].popleft(), 0]
                         break
             # CHOICE: round-robin over lanes that have a bound packet AND a free slot.
             for k in range(V):
-                v = (self.rr_inject[r] + k) % V
+                v = (self.rr_inject[term] + k) % V
                 b = bound[v]
                 if b is None or len(self.inp[r][LP][v]) >= B:
                     continue
@@ -567,7 +576,7 @@ class NaiveFlitSim:
                 b[1] += 1
                 if b[1] == self.len[pkt]:
                     bound[v] = None
-                self.rr_inject[r] = (v + 1) % V
+                self.rr_inject[term] = (v + 1) % V
                 break
 
     # -- invariants ------------------------------------------------------------------------
