@@ -123,3 +123,34 @@ def test_estimate_and_nan_free_json():
     s = simulate(Config(**SMALL, rate=0.05, warmup_periods=0))
     for row in s["booksim_control"]["periods"]:
         assert all(v is None or not isinstance(v, float) or math.isfinite(v) for v in row.values())
+
+
+def test_estimate_counts_only_the_packets_booksim2_has_generated():
+    """BookSim2's latency estimate ages the flits of generated packets only; a node generates
+    its next packet once the previous one is injected whole, so a source backlog is not aged
+    (docs/booksim-router.md 4.1). Node 0: one packet in the network, one being injected (bound,
+    head not yet sent), two more waiting; node 1: nothing injecting, three waiting (only the
+    first is generated); node 2: one packet delivered. Each packet has 2 flits."""
+    from types import SimpleNamespace
+
+    from netsim_fast.flit import state as fs
+    from netsim_fast.flit.sampling import BookSimControl
+
+    pkt = fs.new_packets(8)
+    pkt["len"] = 2
+    pkt["release"] = [0, 1, 2, 3, 0, 1, 2, 0]
+    pkt["src"] = [0, 0, 0, 0, 1, 1, 1, 2]
+    pkt["injected"][0], pkt["injected"][7], pkt["tail_del"][7] = 2, 1, 9  # 7 delivered at 9
+    pkt["ejected"][0], pkt["ejected"][7] = 1, 2  # packet 0: one of its flits has arrived
+    node = np.zeros(3, fs.NODE).view(np.recarray)
+    node["src_head"] = [2, 4, fs.NONE]
+    inj = np.full((3, 2), fs.NONE, dtype=fs.INJ).view(np.recarray)
+    inj["pkt"][0, 0], inj["sent"][0, 0] = 1, 0  # node 0 is injecting packet 1 (no flit sent yet)
+    cnt = np.zeros(32, np.int64)
+    cnt[fs.C_NEXT_RELEASE] = 8
+    state = SimpleNamespace(pkt=pkt, node=node, inj=inj, cnt=cnt)
+    control = BookSimControl(Config(**SMALL, rate=0.2), 3)
+    t = 10
+    # retired since the last clear: packet 7 (latency 9); in flight: packet 0 (1 flit, age 10),
+    # packet 1 (2 flits, age 9) and packet 4 (2 flits, age 10); packets 2, 3, 5, 6 not generated
+    assert control._account(state, t) == pytest.approx((9 + 1 * 10 + 2 * 9 + 2 * 10) / (1 + 1 + 2 + 2))

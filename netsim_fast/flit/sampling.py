@@ -18,9 +18,10 @@ and the accepted flit rate since then:
   ``--sim-type latency`` traffic keeps arriving and the latency limit is checked every 1000
   cycles; under ``throughput`` no new packet is created (BookSim2's final drain).
 - After any period (and every 1000 drain cycles), under ``latency``, BookSim2's latency
-  estimate (the latencies summed since the last clear plus the age of every flit created and
-  not yet delivered, over their count) above ``--latency-limit`` aborts the run: unstable,
-  reported as saturated. Still warming up after ``--max-samples`` periods is unstable too.
+  estimate (the latencies summed since the last clear plus the age of every flit generated and
+  not yet delivered, over their count; a source backlog is not generated yet, ``_generated``)
+  above ``--latency-limit`` aborts the run: unstable, reported as saturated. Still warming up
+  after ``--max-samples`` periods is unstable too.
 
 The summary then measures the window [end of warm-up, drain time): latency over the measured
 packets, accepted load over the flits delivered in it, as BookSim2's overall block does.
@@ -105,7 +106,7 @@ class BookSimControl:
         self.latency_sum += float((tail[new] - release[new]).sum())
         self.latency_count += int(new.sum())
         live = pkt["injected"] != fs.DROPPED
-        open_ = (tail < 0) & (release < t) & live
+        open_ = (tail < 0) & (release < t) & live & self._generated(state, pkt)
         flits = (pkt["len"][open_] - pkt["ejected"][open_]).astype(np.int64)
         in_flight = int(flits.sum())
         age = float((flits * (t - release[open_])).sum())
@@ -114,6 +115,21 @@ class BookSimControl:
         self.last_check = t
         total = self.latency_count + in_flight
         return (self.latency_sum + age) / total if total else 0.0
+
+    def _generated(self, state, pkt) -> np.ndarray:
+        """Which of ``pkt`` (ids from ``first_open``) BookSim2 has generated: a node generates
+        its next packet only once the previous one has been injected whole, so a backlog waits
+        as Bernoulli trials still to be made, not as packets (docs/booksim-router.md 4.1).
+        Generated are the packets whose head was injected, the packet a node is injecting, and,
+        at a node injecting none, the first packet of its source queue. (BookSim2 also leaves
+        that one ungenerated when the previous tail left in the last cycle; not modelled.)"""
+        gen = pkt["injected"] >= 0
+        bound = state.inj["pkt"]
+        busy = (bound != fs.NONE).any(axis=1)
+        heads = state.node["src_head"]
+        ids = np.concatenate([bound[bound != fs.NONE], heads[~busy & (heads != fs.NONE)]]) - self.first_open
+        gen[ids[(ids >= 0) & (ids < pkt.size)]] = True
+        return gen
 
     # -- the state machine -----------------------------------------------------------------
 
