@@ -1,13 +1,15 @@
 """BookSim2's example configurations, run by BookSim2 and by ``netsim-fast run --booksim-config``.
 
-    BOOKSIM=/path/to/booksim PYTHONPATH=. python bench/booksim_examples.py [--seeds N] [FILE.cfg ...]
+    BOOKSIM=/path/to/booksim PYTHONPATH=. python bench/booksim_examples.py [--seeds N] [--set KEY=VALUE ...] [FILE.cfg ...]
 
 For each file (default: the examples of BookSim2's ``src/examples`` kept in
 tests/booksim_cases/) both simulators run it as it is with ``seed=1 .. N`` added (one seed by
 default), and the script prints the means over the seeds of figures of BookSim2's overall block
 side by side: packet latency average, accepted flit rate average and hops average (routers, as
 BookSim2 counts them). A file netsim-fast refuses is listed with its one-line reason. Without
-``BOOKSIM`` it says so in one line and exits 0.
+``BOOKSIM`` it says so in one line and exits 0. ``--set KEY=VALUE`` (repeatable) is passed to
+both after the file, as BookSim2's command line overrides it: e.g. ``--set sim_type=throughput
+--set injection_rate=0.5`` measures both past saturation.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from pathlib import Path
 DEFAULT = sorted(Path(__file__).resolve().parents[1].joinpath("tests", "booksim_cases").glob("example_*.cfg"))
 
 
-def booksim(binary: str, path: Path, seed: int) -> dict:
-    text = subprocess.run([binary, str(path), f"seed={seed}"], capture_output=True,
+def booksim(binary: str, path: Path, seed: int, overrides: list[str]) -> dict:
+    text = subprocess.run([binary, str(path), *overrides, f"seed={seed}"], capture_output=True,
                           text=True).stdout  # exits 255 when done
 
     def last(label):
@@ -35,8 +37,9 @@ def booksim(binary: str, path: Path, seed: int) -> dict:
             "hops": last("Hops average")}
 
 
-def netsim(path: Path, seed: int) -> dict:
-    out = subprocess.run([sys.executable, "-m", "netsim_fast", "run", "--booksim-config", str(path), f"seed={seed}",
+def netsim(path: Path, seed: int, overrides: list[str]) -> dict:
+    out = subprocess.run([sys.executable, "-m", "netsim_fast", "run", "--booksim-config", str(path), *overrides,
+                          f"seed={seed}",
                           "--json", "--quiet"], capture_output=True, text=True)
     if out.returncode != 0:
         return {"refused": out.stderr.strip().splitlines()[-1]}
@@ -56,20 +59,22 @@ def mean_over_seeds(run, seeds: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=1, help="seeds 1..N in both simulators; means are printed")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a key for both simulators")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args()
     binary = os.environ.get("BOOKSIM")
     if not binary:
         print("BOOKSIM is not set: skipping the BookSim2 examples (set it to a BookSim2 binary)")
         return
-    print(f"| file | packet latency (BookSim2 / netsim-fast) | accepted flits | hops (routers) |  (means of {args.seeds} seeds)")
+    print(f"means of {args.seeds} seed(s); keys set: {' '.join(args.set) or 'none'}")
+    print("| file | packet latency (BookSim2 / netsim-fast) | accepted flits | hops (routers) |")
     print("| --- | --- | --- | --- |")
     for path in args.files or DEFAULT:
-        n = mean_over_seeds(lambda seed: netsim(path, seed), args.seeds)
+        n = mean_over_seeds(lambda seed: netsim(path, seed, args.set), args.seeds)
         if "refused" in n:
             print(f"| {path.name} | refused by netsim-fast: {n['refused']} | | |")
             continue
-        b = mean_over_seeds(lambda seed: booksim(binary, path, seed), args.seeds)
+        b = mean_over_seeds(lambda seed: booksim(binary, path, seed, args.set), args.seeds)
         cells = [f"{b[k]:.4g} / {n[k]:.4g}" if b[k] is not None and n[k] is not None else "—"
                  for k in ("latency", "accepted", "hops")]
         print(f"| {path.name} | " + " | ".join(cells) + " |")

@@ -28,7 +28,13 @@ packets, accepted load over the flits delivered in it, as BookSim2's overall blo
 
 Choices where we differ: one simulation (BookSim2's ``sim_count`` repeats are ``--seeds``),
 and the drain is bounded by ``--drain`` cycles (default five times the sampled span), where
-BookSim2 with its latency limit off would run forever on a saturated network.
+BookSim2 with its latency limit off would run forever on a saturated network. The measured
+packets are those *created* in the window. BookSim2 marks a packet when it generates it, which
+is when the node's one-packet source queue empties (docs/booksim-router.md 4.1), and stops
+generating at the drain. Below saturation the two sets are the same but for packets queued
+across the window's edges; past saturation, under ``throughput``, BookSim2 drops the backlog
+its queue clock had not reached, where we wait for it, so the accepted rates agree and the
+packet latencies (unbounded in both) do not.
 
 The control reads the packet records with numpy between kernel batches; it never changes what
 the kernel does except where the measured window is (``FlitParams.win_start``, ``win_end``).
