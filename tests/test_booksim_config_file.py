@@ -169,13 +169,14 @@ def test_the_lists_hold_what_the_issue_scopes():
                 "injection_rate", "injection_rate_uses_flits", "packet_size", "packet_size_rate",
                 "injection_process", "sim_type", "warmup_periods", "sample_period", "max_samples", "latency_thres",
                 "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres", "sim_count",
-                "include_queuing", "seed", "perm_seed", "classes", "subnets", "router", "network_file"):
+                "include_queuing", "seed", "perm_seed", "classes", "subnets", "router", "network_file",
+                "batch_size", "batch_count", "max_outstanding_requests"):
         assert key in bf.SUPPORTED, key
     for key in ("watch_file", "watch_packets", "watch_flits", "watch_out", "print_activity", "print_csv_results",
                 "stats_out", "sim_power", "power_output_file", "tech_file", "channel_width", "viewer_trace",
                 "deadlock_warn_timeout"):
         assert key in bf.IGNORED, key
-    for key in ("x", "y", "yr", "read_request_size", "write_fraction", "batch_size", "class_priority",
+    for key in ("x", "y", "yr", "read_request_size", "write_fraction", "class_priority",
                 "vct", "private_bufs", "fail_seed"):
         assert key in bf.REJECTED, key
 
@@ -306,7 +307,9 @@ def test_routing_follows_the_topology():
     ("injection_process = poisson;", "bernoulli or on_off"),
     ("use_read_write = 1;", "request-reply traffic: only 0"),
     ("xr = 2;", "only 1"),
-    ("sim_type = batch;", "batch mode is not supported"),
+    ("sim_type = batch; batch_count = 2;", "batch_count=2: batches per run: only 1"),
+    ("sim_type = batch; max_outstanding_requests = 4;", "closed loop: only 0"),
+    ("sim_type = batch; batch_size = 0;", "batch_size"),
     ("seed = time;", "not time"),
     ("seed = {5};", "expected an integer"),
     ("latency_thres = 450.5;", "whole number of cycles"),
@@ -352,3 +355,13 @@ def test_the_readme_counts_the_lists_as_they_are():
     text = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().split())
     found = re.search(r"(\d+) supported, (\d+) ignored \(output only, named once on stderr\), (\d+) rejected", text)
     assert found and tuple(map(int, found.groups())) == (len(bf.SUPPORTED), len(bf.IGNORED), len(bf.REJECTED))
+
+
+def test_batch_mode_is_a_batch_at_one_packet_per_node_per_cycle():
+    out = bf.to_config_fields(read_case("batch_torus4.cfg"))
+    assert (out["sim_type"], out["batch"], out["rate"], out["packet_flits"]) == ("batch", 20, 1.0, 1)
+    sized = bf.to_config_fields(bf.merge(read_case("batch_torus4.cfg"), {"packet_size": "{{4,8}}",
+                                                                          "packet_size_rate": "{{1,3}}"}))
+    assert sized["rate"] == pytest.approx(7.0)  # one packet per cycle of 7 flits on average
+    onoff = bf.to_config_fields(bf.merge(read_case("batch_torus4.cfg"), {"injection_process": "on_off"}))
+    assert "injection" not in onoff  # BookSim2's batch mode ignores the injection process

@@ -87,3 +87,19 @@ def test_a_finite_workload_has_no_booksim_report():
     res = CliRunner().invoke(app, ["run", "--topology", "mesh", "--k", "4", "--pattern", "random-te", "--report",
                                    "booksim", "--quiet"])
     assert res.exit_code == 2 and "open-loop" in res.stderr
+
+
+def test_a_batch_reports_every_packet_over_its_duration_and_booksims_batch_lines():
+    res = CliRunner().invoke(app, ["run", "--booksim-config", "tests/booksim_cases/batch_torus4.cfg", "batch_size=5",
+                                   "--report", "booksim", "--quiet"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    batch = [line for line in lines if line.startswith("Overall min batch duration")]
+    assert len(batch) == 3 and len(set(batch)) == 1  # BookSim2 labels min, average and max alike
+    duration = float(re.search(r"= (\S+) ", batch[0]).group(1))
+    js = json.loads(CliRunner().invoke(app, ["run", "--booksim-config", "tests/booksim_cases/batch_torus4.cfg",
+                                             "batch_size=5", "--json", "--quiet"]).stdout)
+    assert duration == js["completion_cycles"] + 1  # BookSim2's clock has stepped past the last arrival
+    injected = float(re.search(r"Injected packet rate average = (\S+)", res.stdout).group(1))
+    assert injected == pytest.approx(5 / duration, rel=1e-5)  # 5 packets per node over the batch
+    assert js["packets"] == 16 * 5 and js["booksim_stats"]["batch_duration"] == duration

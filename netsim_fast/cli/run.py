@@ -254,8 +254,8 @@ def _check_report(report: str, cfg, *, as_json: bool, sweep_rates) -> None:
         raise unknown_choice("report", report, ("table", "booksim"))
     if report == "table":
         return
-    if cfg.engine != "flit" or not is_open_loop(cfg) or cfg.batch is not None:
-        raise bad("report", report, "prints BookSim2's statistics of open-loop flit runs (not batches or finite workloads)")
+    if cfg.engine != "flit" or not is_open_loop(cfg):
+        raise bad("report", report, "prints BookSim2's statistics of open-loop flit runs and batches (not finite workloads)")
     if as_json or sweep_rates is not None:
         raise bad("report", report, "is a text report of one run; --json already carries its figures (booksim_stats) "
                                     "and --sweep-rates prints a curve")

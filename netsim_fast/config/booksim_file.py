@@ -365,7 +365,9 @@ def _injection(r: _Reader, out: dict, load: float) -> None:
 
 
 def _run_control(r: _Reader, out: dict) -> None:
-    out["sim_type"] = r.choice("sim_type", ("latency", "throughput"), "batch mode is not supported; ")
+    out["sim_type"] = r.choice("sim_type", ("latency", "throughput", "batch"))
+    if out["sim_type"] == "batch":
+        _batch(r, out)
     out["warmup_periods"] = r.number("warmup_periods", low=0, what=" sample periods")
     for key in ("sample_period", "max_samples", "sim_count"):
         out[key] = r.number(key, low=1)
@@ -379,6 +381,20 @@ def _run_control(r: _Reader, out: dict) -> None:
         if r.values[key] == "time":
             raise r.fail(key, "netsim-fast runs are reproducible: give an integer seed >= 0, not time")
         out[key] = r.number(key, low=0)
+
+
+def _batch(r: _Reader, out: dict) -> None:
+    """BookSim2's batch mode (``batchtrafficmanager.cpp``): every node issues ``batch_size``
+    packets, one whenever its source queue is empty, ignoring ``injection_rate`` and the
+    injection process; the i-th packet's creation time is its qtime, i (docs/booksim-router.md
+    4.1). That is ``--batch`` at one packet per node per cycle, whose i-th packet is created at
+    cycle i and waits in the source queue as BookSim2's would."""
+    out["batch"] = r.number("batch_size", low=1, what=" packets per node")
+    mean = sum(s * w for s, w in out["packet_size_mix"]) / sum(w for _, w in out["packet_size_mix"]) \
+        if out["packet_size_mix"] else out["packet_flits"]
+    out["rate"] = float(mean)  # one packet per node per cycle, in flits
+    for key in ("injection", "duty_cycle", "burst_length"):
+        out.pop(key, None)
 
 
 def to_config_fields(parsed: dict) -> dict:

@@ -51,5 +51,14 @@ def read_booksim_run(path, overrides: list[str] | tuple[str, ...] = ()) -> tuple
     if mix is not None:
         mapped["packet_sizes"] = tuple(size for size, _ in mix)
         mapped["packet_mix"] = tuple(float(weight) for _, weight in mix)
-    mapped["measurement"] = "booksim"
+    if mapped["sim_type"] == "batch":  # run to completion: no sampled measurement
+        for key in BATCH_DROPS:
+            mapped.pop(key, None)
+    else:
+        mapped["measurement"] = "booksim"
     return mapped, classify(parsed)[1]
+
+
+# The sampled measurement's keys, which BookSim2's batch mode does not read either.
+BATCH_DROPS = ("sim_type", "warmup_periods", "sample_period", "max_samples", "warmup_thres", "acc_warmup_thres",
+               "stopping_thres", "acc_stopping_thres", "latency_limit")

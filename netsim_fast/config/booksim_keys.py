@@ -64,7 +64,7 @@ packet_size_rate          is 1          S  weights of the packet sizes
 injection_process         s  bernoulli  S  bernoulli, or on_off (its chain from burst_alpha, burst_beta, burst_r1, or on_off(ALPHA,BETA[,R1]))
 use_read_write            is 0          S= request-reply traffic: only 0
 measure_stats             is 1          S= statistics of the class: only 1
-sim_type                  s  latency    S  latency or throughput (batch is not supported)
+sim_type                  s  latency    S  latency, throughput, or batch (--batch batch_size, every packet as soon as the source queue takes it)
 warmup_periods            i  3          S  sample periods of warm-up at least
 sample_period             i  1000       S  cycles per sample
 max_samples               i  10         S  sample periods before giving up on convergence
@@ -106,9 +106,9 @@ feedback_offset           i  0          R  shared-buffer policies
 class_priority            is 0          R  priorities of several traffic classes
 burst_alpha,burst_beta    f  0.5        S  on_off: probability per cycle of turning on, of turning off
 burst_r1                  f  -1.0       S  on_off: packets per cycle while on (negative: derived from the rate)
-batch_size                i  1000       R  batch mode
-batch_count               i  1          R  batch mode
-max_outstanding_requests  i  0          R  batch mode
+batch_size                i  1000       S  batch mode: packets per node (--batch)
+batch_count               i  1          S= batches per run: only 1 (--seeds repeats a batch)
+max_outstanding_requests  i  0          S= batch mode's closed loop: only 0 (no limit)
 write_fraction            fs 0.5        R  request-reply traffic
 read_request_begin_vc     i  0          R  request-reply traffic
 read_request_end_vc       i  5          R  request-reply traffic

@@ -134,6 +134,14 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     return {k: (_nullable(v) if not isinstance(v, (dict, list)) else v) for k, v in out.items()}
 
 
+def batch_statistics(pk: dict, completion: int, n_nodes: int) -> dict:
+    """BookSim2's overall figures of a batch (``--batch``): every packet is measured, rates are
+    over the batch duration, which for BookSim2 is the cycle after the last tail's arrival."""
+    from netsim_fast.flit.booksim_stats import booksim_statistics
+
+    return {**booksim_statistics(pk, 0, completion + 1, n_nodes), "batch_duration": completion + 1}
+
+
 def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
     """Summary of a finite workload run to completion (every packet released up front or by phase).
 
@@ -166,6 +174,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
         "saturated": not all_delivered,
         "stop_reason": run.stop_reason,
         "completed": all_delivered,
+        **({"booksim_stats": batch_statistics(pk, completion, n)} if cfg.batch and completion is not None else {}),
         **per_node_throughput(pk["dst"][delivered], pk["size_flits"][delivered], n, span),
         **watchdog_keys(run),
         "deadlock": False,
