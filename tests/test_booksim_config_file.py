@@ -239,10 +239,13 @@ def test_example_anynet_maps_to_the_edge_list_topology():
     assert (out["vcs"], out["buf"], out["vc_allocator"], out["sample_period"]) == (1, 3, "separable_input_first", 10000)
 
 
-def test_example_dragonfly_is_refused_by_its_topology():
+def test_example_dragonfly_maps_to_the_dragonfly_with_p_terminals_per_router():
     parsed = read_case("example_dragonfly.cfg")
     assert bf.classify(parsed)[1:] == (["watch_out"], [])
-    assert "topology=dragonflynew" in error(bf.to_config_fields, parsed)
+    out = bf.to_config_fields(parsed)  # k = p = 4: a = 8 routers per group, h = 4, g = 33
+    assert (out["topology"], out["group_routers"], out["global_links"], out["concentration"]) == ("dragonfly", 8, 4, 4)
+    assert (out["routing"], out["vcs"], out["buf"], out["routing_delay"]) == ("min", 2, 256, 0)
+    assert "n = 1" in error(bf.to_config_fields, {**parsed, "n": 2})
 
 
 def test_example_flatfly_names_every_refused_key_in_one_line():

@@ -222,3 +222,48 @@ def test_kernel_matches_the_plain_reference_cycle_for_cycle(case, concentration,
     max_len = 5 if case.get("switching") == "vct" else 9
     cfg = Config(router=router, packet_flits=max_len, check_invariants=True, concentration=concentration, **case)
     assert_same_as_reference(cfg, random_packets(cfg.n_terminals, 80, max_len, seed=concentration, span=60))
+
+
+DF = dict(topology="dragonfly", group_routers=4, global_links=2, concentration=2, router="booksim", vcs=2)
+
+
+@pytest.mark.parametrize("noc,local,far", [(True, 10, 100), (False, 1, 1)])
+def test_booksim_min_on_a_dragonfly_takes_booksim2s_route_and_channel_latencies(noc, local, far):
+    # docs/booksim-router.md section 6: T = 4 + (H + 1) P + sum over links of (d + 1), P = 3.
+    # Terminal 0 (router 0, group 0) to terminal 66 (router 33, group 8): group 0 reaches group 8
+    # (rank 7 of its other groups) through its global port 7, router 7 // 2 = 3's second; the link
+    # enters group 8 at its port 0 (router 32), which is one local hop from router 33.
+    kw = dict(use_noc_latency=noc, **DF)
+    assert one_packet(0, 66, 1, **kw) == (4 + 4 * 3 + 2 * (local + 1) + far + 1, 3)
+    assert one_packet(0, 7, 1, **kw) == (4 + 2 * 3 + local + 1, 1)  # router 3 of the same group
+    assert one_packet(6, 7, 4, **kw) == (7 + 3, 0)  # two terminals of router 3
+
+
+def test_booksim_dragonfly_min_delivers_with_invariants():
+    s = simulate(Config(pattern="uniform", rate=0.2, warmup=300, measure=2000, check_invariants=True,
+                        use_noc_latency=False, **DF))
+    assert not s["saturated"] and not s["deadlock"]
+    assert s["accepted_load"] == pytest.approx(0.2, rel=0.05)
+    lanes = simulate(Config(pattern="uniform", rate=0.2, warmup=300, measure=2000, topology="dragonfly",
+                            group_routers=4, global_links=2, concentration=2, routing="minimal", vcs=3))
+    assert s["hops_mean"] == pytest.approx(lanes["hops_mean"], rel=0.02)  # the same minimal routes
+
+
+@pytest.mark.parametrize("extra,words", [
+    (dict(vcs=1), ["--vcs", "1", "VC 0 before the global hop"]),
+    (dict(groups=5), ["--groups", "5", "G = A*H + 1 = 9"]),
+    (dict(global_arrangement="palm-tree"), ["--global-arrangement", "palm-tree", "consecutive"]),
+    (dict(routing="minimal"), ["--routing", "minimal", "BookSim2's min"]),
+])
+def test_booksim_dragonfly_refusals(extra, words):
+    from netsim_fast.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        Config(**{**DF, **extra})
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_min_elsewhere_is_refused_with_the_reason():
+    res = runner.invoke(app, ["run", "--topology", "mesh", "--k", "4", "--router", "booksim", "--routing", "min"])
+    assert_refused(res, ["--routing", "min", "dragonflynew", "anynet"])

@@ -155,6 +155,7 @@ _ROUTINGS = {  # BookSim2 registers routing functions per topology (limited_adap
              "planar_adapt", "romm", "romm_ni", "valiant"),
     "torus": ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt", "valiant", "valiant_ni"),
     "anynet": ("min",),
+    "dragonflynew": ("min",),  # min_dragonflynew; ugal_dragonflynew is not there yet
 }
 _PATTERNS = {"uniform": "uniform-self", **{p: p for p in ("transpose", "bitcomp", "bitrev", "shuffle", "tornado",
                                                             "neighbor", "randperm", "diagonal", "asymmetric", "taper64")}}
@@ -274,6 +275,11 @@ def _network(r: _Reader, out: dict) -> str:
         if not r.values["network_file"]:
             raise r.fail("network_file", "anynet needs network_file, the file of its router graph")
         out.update(topology="edgelist", file=r.values["network_file"])
+    elif topology == "dragonflynew":  # k = p terminals per router, a = 2p routers per group, h = p, g = a*h + 1
+        p = r.number("k", low=1)
+        if r.number("n") != 1:
+            raise r.fail("n", "dragonflynew takes n = 1 (a = 2p routers per group); BookSim2 exits for n > 1")
+        out.update(topology="dragonfly", group_routers=2 * p, global_links=p, concentration=p)
     else:
         out.update(topology=topology, k=r.number("k", low=2), n=r.number("n", low=1))
     if r.values["routing_function"] == "none":
@@ -302,7 +308,7 @@ def _router(r: _Reader, out: dict, topology: str) -> None:
         raise r.fail("output_buffer_size", "expected -1 (unbounded) or a size >= 1 flit")
     if out["noq"] and out["routing_delay"]:
         raise r.fail("noq", "next-hop output queueing needs lookahead routing (routing_delay = 0)")
-    if out["noq"] and topology != "anynet" and vcs < 2 * out["n"] + 1:
+    if out["noq"] and topology in ("mesh", "torus") and vcs < 2 * out["n"] + 1:
         raise r.fail("noq", f"next-hop output queueing needs num_vcs >= the router's {2 * out['n'] + 1} outputs")
     out["vc_allocator"], out["sw_allocator"] = _allocator(r, "vc_allocator"), _allocator(r, "sw_allocator")
     if not _arbiter_ok(r.values["arb_type"]):

@@ -14,9 +14,9 @@ from __future__ import annotations
 # list; "is": an integer that may also be a list or a word), BookSim2's default ("" an empty word),
 # list (S supported, S= supported at its default only, I ignored, R rejected) and the reason.
 _TABLE = """
-topology                  s  torus      S  mesh, torus, or anynet (the router graph of network_file)
-k                         i  8          S  routers per dimension of a mesh or torus
-n                         i  2          S  dimensions of a mesh or torus
+topology                  s  torus      S  mesh, torus, dragonflynew, or anynet (the router graph of network_file)
+k                         i  8          S  routers per dimension of a mesh or torus; dragonflynew: p terminals per router
+n                         i  2          S  dimensions of a mesh or torus; dragonflynew: only 1
 c                         i  1          S= nodes per router: only 1
 routing_function          s  none       S  the routing, by BookSim2's name for that topology
 network_file              s  ""         S  anynet's router graph

@@ -86,8 +86,11 @@ def validate_booksim(cfg) -> None:
     for name, why in OTHER_ROUTER_OPTIONS.items():
         if getattr(cfg, name) not in (None, other[name]):
             raise bad(name.replace("_", "-"), getattr(cfg, name), f"applies to --router lanes and iq, not booksim ({why})")
-    if cfg.topology not in ("mesh", "torus"):
-        raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes: mesh or torus")
+    if cfg.topology == "dragonfly":
+        _validate_booksim_dragonfly(cfg)
+    elif cfg.topology not in ("mesh", "torus"):
+        raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus) and its "
+                                            "dragonflynew (dragonfly)")
     if cfg.topology == "torus" and 2 in cfg.dims:
         raise bad("dims", ",".join(map(str, cfg.dims)),
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
@@ -122,13 +125,13 @@ def validate_booksim(cfg) -> None:
                                "router's port numbers, counted with one terminal port)")
     if cfg.noq and cfg.routing_delay != 0:
         raise bad("noq", "on", "next-hop output queueing needs lookahead routing: pass --routing-delay 0")
-    ports = 2 * len(cfg.dims) + 1
+    ports = 2 * len(cfg.dims or ()) + 1  # a dragonfly has no dims (and no noq)
     need = 2 * ports - 1 if cfg.topology == "torus" else ports  # a slice per port of dim_order's VC range
     if cfg.noq and cfg.vcs < need:
         raise bad("noq", "on", f"next-hop output queueing needs --vcs >= {need} here (one VC per router output in "
                                f"each range dim_order gives{', half of the VCs on a torus' if need > ports else ''}; "
                                "BookSim2 stops on an assertion with fewer)")
-    if cfg.noq and 2 in cfg.dims:
+    if cfg.noq and 2 in (cfg.dims or ()):
         raise bad("noq", "on", "needs radix >= 3 (a radix-2 dimension has one port in netsim-fast, two in BookSim2, "
                                "and noq slices the VCs by port number)")
     if not isinstance(cfg.internal_speedup, (int, float)) or not 1.0 <= cfg.internal_speedup <= 64:
@@ -162,8 +165,30 @@ _REFUSED = {
 }
 
 
+def _validate_booksim_dragonfly(cfg) -> None:
+    """BookSim2's ``dragonflynew`` with its ``min`` routing: the consecutive arrangement with one
+    global link between every two groups, VC 0 before the global hop and VC 1 from it on."""
+    if cfg.routing != "min":
+        raise bad("routing", cfg.routing, "on a dragonfly the booksim router runs BookSim2's min (min_dragonflynew; "
+                                          "ugal is not there yet)")
+    full = cfg.group_routers * cfg.global_links + 1
+    if cfg.groups != full:
+        raise bad("groups", cfg.groups, f"BookSim2's dragonflynew has G = A*H + 1 = {full} groups (one global link "
+                                        "between every two)")
+    if cfg.global_arrangement != "consecutive":
+        raise bad("global-arrangement", cfg.global_arrangement, "BookSim2's dragonflynew arranges its global links "
+                                                                "consecutively; pass consecutive")
+    if cfg.vcs < 2:
+        raise bad("vcs", cfg.vcs, "--routing min on a dragonfly needs --vcs >= 2 (VC 0 before the global hop, VC 1 "
+                                  "after; BookSim2 indexes past the VCs with fewer)")
+    if cfg.noq:
+        raise bad("noq", "on", "on a dragonfly not supported (noq slices the VCs by dimension-order ports)")
+
+
 def _validate_booksim_routing(cfg) -> None:
     """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
+    if cfg.topology == "dragonfly":
+        return  # _validate_booksim_dragonfly
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS

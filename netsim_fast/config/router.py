@@ -73,6 +73,7 @@ ROUTING_TOPOLOGIES = {
     "valiant": ("mesh", "torus"),
     "valiant_ni": ("torus",),
     "dim_order_bal": ("torus",),
+    "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
     "minimal": TOPOLOGIES,
     **{name: ("bmg",) for name in BMG_ROUTINGS},
 }
@@ -96,7 +97,7 @@ PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS
 BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                     "planar_adapt", "limited_adapt", "romm", "romm_ni", "valiant", "valiant_ni",
-                    "dim_order_bal")  # the booksim router's own (flit/booksim/routefns.py)
+                    "dim_order_bal", "min")  # the booksim router's own (flit/booksim/routefns.py)
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
@@ -118,10 +119,16 @@ def needs_datelines(cfg: TopologyFields) -> bool:
 def _validate_routing(cfg: RouterFields) -> None:
     if cfg.routing is None:
         booksim = cfg.router == "booksim" and cfg.engine == "flit"
-        _set(cfg, "routing", "dim_order" if booksim else default_routing(cfg.topology, cfg.engine))
+        on_dragonfly = "min" if cfg.topology == "dragonfly" else "dim_order"
+        _set(cfg, "routing", on_dragonfly if booksim else default_routing(cfg.topology, cfg.engine))
     if cfg.routing not in ROUTING_TOPOLOGIES:
         raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
     fits = ROUTING_TOPOLOGIES[cfg.routing]
+    if cfg.routing == "min" and cfg.topology != "dragonfly":
+        raise bad("routing", cfg.routing, f"is BookSim2's min on its dragonflynew (--topology dragonfly --router "
+                                          f"booksim); BookSim2's min on anynet (one shortest-path next hop per "
+                                          f"destination, every VC) is not in the booksim router yet; on --topology "
+                                          f"{cfg.topology} use --routing minimal (lanes or iq router)")
     if cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
     if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:

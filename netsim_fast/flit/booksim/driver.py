@@ -29,11 +29,12 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     sa, sa_iters, sa_arb = parse_allocator(cfg.sw_allocator)
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
+    longest = max(dragonfly_latencies(cfg, topo)) if topo.kind == "dragonfly" else link
     x = cfg.st_prepare_delay + cfg.st_final_delay
     return bs.BkParams(routing_delay=cfg.routing_delay, va_delay=cfg.vc_alloc_delay, sa_delay=cfg.sw_alloc_delay,
                        xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
                        torus=int(torus), wait_tail=int(cfg.wait_for_tail_credit),
-                       busy_full=int(cfg.vc_busy_when_full), ring=bs.ring_size(link, cfg.credit_delay),
+                       busy_full=int(cfg.vc_busy_when_full), ring=bs.ring_size(longest, cfg.credit_delay),
                        xb_cap=topo.n_ports * max(cfg.input_speedup, cfg.output_speedup) * (2 * x + 2),
                        of_cap=cfg.vcs * cfg.buf + 4 * x + 4,
                        va_kind=KINDS[va], va_iters=va_iters, va_arb=ARBITERS[va_arb],
@@ -41,13 +42,27 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet), noq=int(cfg.noq),
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority],
-                       routing=ROUTINGS.get(cfg.routing, 0))
+                       routing=ROUTINGS.get(cfg.routing, 0),
+                       df_a=int(topo.params.get("group_routers", 0)), df_h=int(topo.params.get("global_links", 0)))
+
+
+def dragonfly_latencies(cfg, topo) -> tuple[int, int]:
+    """(local, global) channel latencies of a dragonfly: BookSim2's dragonflynew compiles in
+    ``DRAGON_LATENCY`` (dragonfly.cpp: 10 cycles on a channel inside a group, 100 between groups,
+    credits alike); ``--no-use-noc-latency`` makes them 1, as on a mesh."""
+    return (10, 100) if cfg.use_noc_latency else (1, 1)
 
 
 class BooksimDriver:
     def __init__(self, cfg, topo, params):
         self.bp = booksim_params(cfg, topo)
         self.b = bs.new_bk_state(params, self.bp, cfg.seed)
+        if topo.kind == "dragonfly":  # local ports 0 .. A-2, then the H global ports
+            local, far = dragonfly_latencies(cfg, topo)
+            a, h = int(topo.params["group_routers"]), int(topo.params["global_links"])
+            lat = self.b.lat.reshape(topo.n_nodes, topo.n_ports)
+            lat[:, : a - 1] = local
+            lat[:, a - 1: a - 1 + h] = far
 
     def advance(self, state, params, topo_arrays, t_end) -> int:
         from netsim_fast.flit.booksim.kernel import advance

@@ -29,10 +29,11 @@ from netsim_fast.flit.booksim.routing import coin, dim_order
 # _mesh / _torus suffix)
 R_DIM_ORDER, R_DIM_ORDER_NI, R_DIM_ORDER_PNI, R_XY_YX, R_ADAPTIVE_XY_YX = 0, 1, 2, 3, 4
 R_MIN_ADAPT, R_PLANAR_ADAPT, R_ROMM, R_ROMM_NI, R_VALIANT, R_DIM_ORDER_BAL = 5, 6, 7, 8, 9, 10
+R_DRAGONFLY_MIN = 11  # BookSim2's min_dragonflynew (dragonfly.cpp), on --topology dragonfly
 ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
             "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
             "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
-            "dim_order_bal": R_DIM_ORDER_BAL}
+            "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN}
 
 
 @njit(**KERNEL_JIT)
@@ -236,12 +237,49 @@ def route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst
 
 
 @njit(**KERNEL_JIT)
+def dragonfly_min(node, dst, in_port, ph, n_ports, conc, a, h, out):
+    """BookSim2's ``min_dragonflynew`` on netsim-fast's dragonfly port order (local ports to the
+    other ``a - 1`` routers of the group, ascending; ``h`` global ports; then the ``conc``
+    terminal ports; consecutive arrangement, G = a*h + 1): the destination terminal's port at its
+    router; else the global port towards the destination's group at the router of this group that
+    owns it (port ``rank`` of the group, ``rank`` = the destination group's rank among the other
+    groups), else the local port to that router (or, inside the destination's group, to the
+    destination router). The VC is the phase: 0 from injection, 1 from the global hop on (BookSim2's
+    "optical dateline"), and the phase rides with the head."""
+    first_local = n_ports - conc
+    if in_port >= first_local:
+        ph = 0
+    drouter = dst // conc
+    out[4], out[5], out[6] = 0, -1, -1
+    if drouter == node:
+        out[0] = first_local + dst % conc
+    else:
+        grp, dgrp = node // a, drouter // a
+        target = drouter
+        rank = 0
+        if dgrp != grp:
+            rank = dgrp - 1 if dgrp > grp else dgrp
+            target = grp * a + rank // h
+        if target == node:
+            out[0] = a - 1 + rank % h
+            ph = 1
+        else:
+            r, r2 = node % a, target % a
+            out[0] = r2 - 1 if r2 > r else r2
+    out[1], out[2], out[3] = ph, ph, ph
+
+
+@njit(**KERNEL_JIT)
 def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
-                    n_ports, conc, v, rng, out):
+                    n_ports, conc, v, rng, out, df_a, df_h):
     """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
     routing function sees routers (the terminals' routers, the first local port as the only
     one), and the destination router's exit becomes the destination terminal's own local port
-    ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself."""
+    ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself. On a
+    dragonfly (``df_a`` routers per group, ``df_h`` global links each): ``dragonfly_min``."""
+    if fn == R_DRAGONFLY_MIN:
+        dragonfly_min(node, dst, in_port, ph, n_ports, conc, df_a, df_h, out)
+        return
     if conc == 1:
         route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph, n_ports, v,
               rng, out)

@@ -153,7 +153,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         pid = in_buf[lane, pos] >> 32
         route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
                         node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
-                        p.n_ports, p.conc, p.n_vcs, b.rng, out)
+                        p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.df_a, bp.df_h)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA
@@ -292,7 +292,7 @@ def _write_outputs(s, b, p, bp, t, w, node):
                     b.ev_tcred[slot, b.ev_tcred_n[slot]] = (node * conc + port - first_local) * v + vc
                     b.ev_tcred_n[slot] += 1
                 else:
-                    slot = (t + bp.link + 1 + bp.credit_delay) % bp.ring
+                    slot = (t + b.lat[c] + 1 + bp.credit_delay) % bp.ring
                     b.ev_cred[slot, b.ev_cred_n[slot]] = s.inl[c * v + vc].up
                     b.ev_cred_n[slot] += 1
     for port in range(ports):
@@ -312,7 +312,7 @@ def _write_outputs(s, b, p, bp, t, w, node):
             b.ev_cred[slot, b.ev_cred_n[slot]] = o
             b.ev_cred_n[slot] += 1
         else:
-            slot = (t + bp.link + 1) % bp.ring
+            slot = (t + b.lat[f] + 1) % bp.ring
             k = b.ev_flit_n[slot]
             b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1] = s.outl[o].down, flit
             b.ev_flit[slot, k, 2], b.ev_flit[slot, k, 3] = ph, pri

@@ -114,6 +114,8 @@ class BkParams(NamedTuple):
     spec: int             # speculative switch allocation
     priority: int         # PRIORITIES code: where a flit's priority comes from
     routing: int = 0      # routefns.ROUTINGS code (0: dim_order)
+    df_a: int = 0         # dragonfly (routing min): routers per group
+    df_h: int = 0         # ... global links per router
 
 
 class BkState(NamedTuple):
@@ -179,6 +181,8 @@ class BkState(NamedTuple):
     step: np.ndarray       # int64[1] internal steps run so far (a switch grant checks its VC grant's step)
     dbg_held: np.ndarray   # int64[L] (--check-invariants, else empty) flits counted against each output VC
     dbg_terminal: np.ndarray  # int64[T*V] (--check-invariants) ... against each terminal injection VC
+    lat: np.ndarray        # int64[N*P] latency d of the channel leaving each port (and of its credits):
+                           # ``link`` everywhere but on a dragonfly (BookSim2's 10 local, 100 global)
 
 
 def ring_size(link: int, credit_delay: int) -> int:
@@ -237,6 +241,6 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         sa_pri=np.zeros((xi, xo), i8),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
-        dbg_terminal=np.zeros(terms * v if p.debug else 0, i8),
+        dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=np.full(n * ports, bp.link, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
     )

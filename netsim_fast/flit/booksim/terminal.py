@@ -18,7 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
-from netsim_fast.flit.booksim.routefns import inject_range, route_terminals
+from netsim_fast.flit.booksim.routefns import R_DRAGONFLY_MIN, inject_range, rand_int, route_terminals
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
@@ -68,7 +68,9 @@ def inject(s, b, p, bp, topo, t, w):
                     continue
             last = bnode[term].last_vc
             lo, count = 0, v
-            if bp.routing != 0:  # the VCs BookSim2's routing function gives in injection mode
+            if bp.routing == R_DRAGONFLY_MIN:  # min_dragonflynew: one VC drawn at random each try
+                lo, count = rand_int(b.rng, v - 1), 1
+            elif bp.routing != 0:  # the VCs BookSim2's routing function gives in injection mode
                 inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst // conc, v, b.route_out)
                 lo, count = b.route_out[0], b.route_out[1]
             if bp.noq:  # only the VCs of the slice of the first router's output port (one terminal per router)
@@ -117,7 +119,7 @@ def inject(s, b, p, bp, topo, t, w):
         if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
             route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
                             node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, local, vc, 0, p.n_ports, conc,
-                            v, b.rng, b.route_out)
+                            v, b.rng, b.route_out, bp.df_a, bp.df_h)
             b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
