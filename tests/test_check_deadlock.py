@@ -238,7 +238,7 @@ def test_grid_rows_ignore_the_source_without_datelines():
                 for src in range(n):
                     out = np.zeros((64, 4), np.int32)
                     k = _rows_at(s["params"], a.radix, a.wrap, a.coord, a.dim_port, s["route_mask"], empty_rows,
-                                 empty_n, pk, cur, src, dst, 1, out)
+                                 empty_n, pk, np.full(1, -1, np.int32), cur, src, dst, 1, out)
                     seen.add(out[:k].tobytes())
                 assert len(seen) == 1
 

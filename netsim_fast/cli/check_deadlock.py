@@ -63,7 +63,7 @@ def check_deadlock(
     from netsim_fast.config.router import BOOKSIM_ROUTINGS
     from netsim_fast.deadlock_check import check_deadlock as check
 
-    if routing in BOOKSIM_ROUTINGS:
+    if routing in BOOKSIM_ROUTINGS and not (routing == "valiant" and topology == "dragonfly"):
         from netsim_fast.checks import bad
 
         raise bad("routing", routing, "is BookSim2's (--router booksim), which check-deadlock does not analyse: it "

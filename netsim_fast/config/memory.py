@@ -133,10 +133,13 @@ def estimated_mib(cfg) -> float:
         total += lanes * per_lane + n * (fs.NODE.itemsize * cfg.concentration + ports * (fs.PORT.itemsize + 16 * ring))
         # five int64 time series per window, in arrays that double as the run goes
         total += 3 * 5 * 8 * (_run_cycles(cfg) // cfg.window + 2)
+        # valiant, ugal-*: an int32 intermediate group per packet record, beside PACKET
+        per_packet = fs.PACKET.itemsize + (4 if cfg.routing in ("valiant", "ugal-l", "ugal-g")
+                                           and cfg.topology == "dragonfly" else 0)
         if _open_loop(cfg) and not cfg.batch:
-            total += _open_loop_packet_bytes(cfg, lanes)
+            total += _open_loop_packet_bytes(cfg, lanes) * per_packet // fs.PACKET.itemsize
         else:
-            total += _packets(cfg) * fs.PACKET.itemsize
+            total += _packets(cfg) * per_packet
     else:
         total += _packets(cfg) * 96  # message arrays, packet records and queue slots
     return total / MIB

@@ -33,7 +33,11 @@ def routing_setup(cfg) -> dict:
         table = route_table(topo, cfg.routing, cfg.loops)
     route_mask, class_vcs = routing_table(cfg, topo, table)
     params = build_params(cfg, topo, stop_mode=fs.STOP_ALL, win_start=0, win_end=1, class_vcs=class_vcs)
-    if params.routing == TABLE:
+    if params.group_routers:  # valiant, ugal-*: hop counts tell a packet that left its group and came back
+        from netsim_fast.routing import NONMIN_CLASSES
+
+        per_pair, hops_matter, levels = False, True, 2 * NONMIN_CLASSES
+    elif params.routing == TABLE:
         from netsim_fast.routing.tables import hop_classes
 
         # table_next_hops reads the hop count (its VC class), never the source

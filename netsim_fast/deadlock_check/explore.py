@@ -10,8 +10,10 @@ from ``flit.route.candidate_rows``, the function stage 7 of the kernel calls, th
 one-packet record; ``custom_rows`` replaces it by a hand-written table (tests).
 
 Packets are grouped in *classes* that the routing cannot tell apart: one class per
-(source, destination) when the rows depend on the source (dateline classes on tori), else one
-per destination with every source's first state in it. Within a class, states form a DAG
+(source, destination) when the rows depend on the source (dateline classes on tori), one per
+(source group, intermediate group, destination) for the dragonfly's ``valiant`` and ``ugal-*``
+(``params.group_routers > 0``; every intermediate group but the source's, and for ``ugal-*``
+also none: the minimal choice), else one per destination with every source's first state in it. Within a class, states form a DAG
 (routes are minimal or their hop count is bounded).
 
 ``local_graph`` (pass 1) collects, over every class, the dependencies a -> b of the plain
@@ -31,6 +33,7 @@ from numba import njit
 
 from netsim_fast._jit import JIT
 from netsim_fast.flit.route import candidate_rows
+from netsim_fast.routing import VALIANT
 
 ERR_OK = 0
 ERR_NO_ROUTE = 1    # a header at a router other than its destination gets no row
@@ -44,8 +47,41 @@ ROLE_ADAPTIVE = 2
 
 
 @njit(**JIT)
-def _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, node, src, dst, h, out):
-    """Write the candidate rows of a header at ``node`` into ``out``; returns their count."""
+def _n_classes(p, n, per_pair):
+    """Classes walked per destination (see the module docstring)."""
+    if p.group_routers > 0:
+        groups = n // p.group_routers
+        return groups * (groups + 1)
+    return n if per_pair else 1
+
+
+@njit(**JIT)
+def _class_mid(p, n, cls):
+    """(source group, intermediate group or -1) of class ``cls`` in the dragonfly's group mode."""
+    groups = n // p.group_routers
+    return cls // (groups + 1), cls % (groups + 1) - 1
+
+
+@njit(**JIT)
+def _skip_class(p, n, per_pair, cls, dst):
+    if p.group_routers > 0:
+        gs, mid = _class_mid(p, n, cls)
+        return mid == gs or (mid < 0 and p.routing == VALIANT)
+    return per_pair and cls == dst
+
+
+@njit(**JIT)
+def _class_src(p, n, per_pair, cls, node):
+    """The source the rows of class ``cls`` see at ``node`` (valiant and ugal-* read only its group)."""
+    if p.group_routers > 0:
+        return _class_mid(p, n, cls)[0] * p.group_routers
+    return cls if per_pair else node
+
+
+@njit(**JIT)
+def _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, node, src, dst, h, out):
+    """Write the candidate rows of a header at ``node`` into ``out``; returns their count
+    (``pkts`` holds one packet record and, past it, the class's intermediate group)."""
     if custom_n.shape[0] > 0:
         k = custom_n[dst, node]
         for r in range(k):
@@ -55,7 +91,7 @@ def _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n,
     pkts[0].src = src
     pkts[0].dst = dst
     pkts[0].hops = h
-    return candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, 0, out)
+    return candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, 0, out)
 
 
 @njit(**JIT)
@@ -67,18 +103,21 @@ def _fail(err, code, node, src, dst):
 
 
 @njit(**JIT)
-def _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair, cls, dst,
+def _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, cls, dst,
                  levels, seen, stamp, n_rows, pool, queue):
     """Seed the queue with the first state of every source of the class; returns the queue length."""
     n = nbr.shape[0]
     lo, hi = (cls, cls + 1) if per_pair else (0, n)
+    if p.group_routers > 0:  # the routers of the source group, with the class's intermediate group
+        gs, mid[0] = _class_mid(p, n, cls)
+        lo, hi = gs * p.group_routers, (gs + 1) * p.group_routers
     qt = 0
     for src in range(lo, hi):
         if src == dst:
             continue
         s = src * levels
         seen[s] = stamp
-        n_rows[s] = _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, src, src, dst,
+        n_rows[s] = _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, src, src, dst,
                              0, pool[s])
         queue[qt] = s
         qt += 1
@@ -86,12 +125,12 @@ def _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, 
 
 
 @njit(**JIT)
-def _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair, cls, dst,
+def _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, cls, dst,
                 levels, hops_matter, seen, stamp, n_rows, pool, queue, qt, node, h, port, err):
     """The state a row's port leads to, discovered (rows computed, queued) on first sight.
     Returns (state, queue length), state -1 on an error (written to ``err``)."""
     m = nbr[node, port]
-    src = cls if per_pair else node
+    src = _class_src(p, nbr.shape[0], per_pair, cls, node)
     if m < 0:
         _fail(err, ERR_NO_LINK, node, src, dst)
         return -1, qt
@@ -102,8 +141,8 @@ def _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
     s2 = m * levels + h2
     if seen[s2] != stamp:
         seen[s2] = stamp
-        n_rows[s2] = _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, m,
-                              cls if per_pair else m, dst, h2, pool[s2])
+        n_rows[s2] = _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, m,
+                              _class_src(p, nbr.shape[0], per_pair, cls, m), dst, h2, pool[s2])
         queue[qt] = s2
         qt += 1
     return s2, qt
@@ -120,7 +159,7 @@ def _takes_any(p, row, h):
 
 
 @njit(**JIT)
-def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair, levels,
+def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, levels,
                 hops_matter, esc_prio, dst_lo, dst_hi, flags, role, err):
     """Pass 1: ``flags[a, port * V + vc] |= ROLE_*`` when a packet holding channel ``a`` may
     request VC ``vc`` of ``port`` at ``a``'s downstream router; ``role[a] |= ROLE_*`` for the
@@ -137,10 +176,10 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
     stamp = 0
     visited = 0
     for dst in range(dst_lo, dst_hi):
-        for cls in range(n if per_pair else 1):
-            if per_pair and cls == dst:
+        for cls in range(_n_classes(p, n, per_pair)):
+            if _skip_class(p, n, per_pair, cls, dst):
                 continue
-            qt = _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair,
+            qt = _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair,
                               cls, dst, levels, seen, stamp, n_rows, pool, queue)
             qh = 0
             while qh < qt:
@@ -162,7 +201,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
                         has_escape = True
                     if not _takes_any(p, pool[s, r], h):
                         continue
-                    s2, qt = _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts,
+                    s2, qt = _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid,
                                          per_pair, cls, dst, levels, hops_matter, seen, stamp, n_rows, pool, queue, qt,
                                          node, h, port, err)
                     if s2 < 0:
@@ -197,7 +236,7 @@ def _grow(arr, need):
 
 
 @njit(**JIT)
-def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair, levels,
+def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, levels,
                    hops_matter, esc_prio, dst_lo, dst_hi, c1_index, bitmap, err):
     """Pass 2: set bit ``c1_index[b]`` of ``bitmap[c1_index[a]]`` for every escape channel ``a``
     after which one packet may request escape channel ``b``, with only channels outside ``C1``
@@ -229,10 +268,10 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
     mark_id = 0
     stamp = 0
     for dst in range(dst_lo, dst_hi):
-        for cls in range(n if per_pair else 1):
-            if per_pair and cls == dst:
+        for cls in range(_n_classes(p, n, per_pair)):
+            if _skip_class(p, n, per_pair, cls, dst):
                 continue
-            qt = _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, per_pair,
+            qt = _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair,
                               cls, dst, levels, seen, stamp, n_rows, pool, queue)
             # discover: transitions grouped by source position, in queue order
             n_t = 0
@@ -249,7 +288,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
                     port = pool[s, r, 0]
                     if port == local or not _takes_any(p, pool[s, r], h):
                         continue
-                    s2, qt = _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts,
+                    s2, qt = _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid,
                                          per_pair, cls, dst, levels, hops_matter, seen, stamp, n_rows, pool, queue, qt,
                                          node, h, port, err)
                     if s2 < 0:

@@ -80,8 +80,9 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
     role = np.zeros(n_chan, np.uint8)
     err = np.zeros(4, np.int64)
     pkts = fs.new_packets(1)
+    mid = np.full(1, -1, np.int32)  # the intermediate group of the class walked (valiant, ugal-*)
     common = (params, nbr, arrays.radix, arrays.wrap, arrays.coord, arrays.dim_port, route_mask, custom_rows, custom_n,
-              pkts, per_pair, levels, hops_matter, esc_prio)
+              pkts, mid, per_pair, levels, hops_matter, esc_prio)
     chunks = _chunks(n)
     for i, (lo, hi) in enumerate(chunks):
         ex.local_graph(*common, lo, hi, flags, role, err)

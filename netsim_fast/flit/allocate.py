@@ -108,7 +108,7 @@ def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_
 
 
 @njit(**KERNEL_INLINE)
-def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, radix, wrap, coord, dim_port,
+def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, conn_list, rows, va_lane, cnt, radix, wrap, coord, dim_port,
                  route_mask, p, t, node):
     """Stage 7 (b) at one router: routed headers request output VCs, oldest packet first (or
     round-robin). Returns an error code."""
@@ -161,7 +161,7 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, 
     for i in range(n):
         lane = va_lane[i]
         pkt = flit_packet(in_buf[lane, inl[lane].head])
-        n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows)
+        n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
         if n_rows == 0:
             cnt[C_ERR_CYCLE] = t
             cnt[C_ERR_LANE] = lane

@@ -141,7 +141,8 @@ def wait_for_graph(state, params, topo, t: int) -> WaitForGraph:
         if not is_head(front) or inl[lane].route_done < 0 or inl[lane].route_done > t:
             continue  # a routing unit will take it
         pkt = flit_packet(front)
-        n_rows = candidate_rows(params, a.radix, a.wrap, a.coord, a.dim_port, state.route_mask, node, pkts, pkt, rows)
+        n_rows = candidate_rows(params, a.radix, a.wrap, a.coord, a.dim_port, state.route_mask, node, pkts,
+                                state.mid, pkt, rows)
         from_source = (lane // V) % P >= first_local
         alternatives = []
         for r in range(n_rows):

@@ -148,7 +148,7 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     conn_list, route_free, rows, inj, cnt = s.conn_list, s.route_free, s.rows, s.inj, s.cnt
     ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
     ev_eject, ev_eject_n, req_vc, req_out = s.ev_eject, s.ev_eject_n, s.req_vc, s.req_out
-    ts_link, ts_injected, va_lane, route_mask = s.ts_link, s.ts_injected, s.va_lane, s.route_mask
+    ts_link, ts_injected, va_lane, route_mask, mid = s.ts_link, s.ts_injected, s.va_lane, s.route_mask, s.mid
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
     for node in range(p.n_nodes):
@@ -163,9 +163,9 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
                             ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
                             arrival_slot, credit_slot, eject_slot, node)
         if nodes[node].waiting > 0:
-            route_headers(inl, in_buf, nodes, pkts, route_free, rows, radix, wrap, coord, dim_port, route_mask,
-                          p, t, node)
-            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, conn_list, rows, va_lane, cnt, radix, wrap,
+            route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, radix, wrap, coord,
+                          dim_port, topo.nbr, route_mask, p, t, node)
+            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, conn_list, rows, va_lane, cnt, radix, wrap,
                                coord, dim_port, route_mask, p, t, node)
             if err != ERR_OK:
                 return err

@@ -90,6 +90,9 @@ def _renumber(state, shift: int) -> None:
     n = int(cnt[fs.C_NPKT])
     pkt[: n - shift] = pkt[shift:n]
     pkt[n - shift: n] = fs.new_packets(shift)  # fresh records for the slots appended next
+    if state.mid.shape[0]:  # intermediate groups (valiant, ugal-*) move with their packets
+        state.mid[: n - shift] = state.mid[shift:n]
+        state.mid[n - shift: n] = fs.NONE
     live = pkt[: n - shift]
     nxt = live["next"]
     live["next"] = np.where(nxt != fs.NONE, nxt - shift, fs.NONE)

@@ -9,6 +9,10 @@ cycle (``inl.age``, the key of age-ordered allocation) and the bit mask of its c
 ``candidate_rows`` is the routing function at a router (``netsim_fast.routing``): the rows
 (port, first VC, last VC, priority) of ``s.rows`` a header may take, the local port at its
 destination. VC allocation asks it again at each attempt.
+
+Under ``ugal-l``/``ugal-g`` (dragonfly) the first route computation of a packet, at its source
+router, also chooses between its minimal route and its Valiant candidate from the queues at
+that cycle (``routing/dragonfly_valiant.choose_ugal``) and keeps the choice in ``s.mid``.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import flit_packet, port_bit
 from netsim_fast.flit.state import NONE
+from netsim_fast.routing import UGAL_G, UGAL_L, VALIANT
 from netsim_fast.routing.dispatch import next_hops
+from netsim_fast.routing.dragonfly_valiant import choose_ugal, nonmin_next_hops
 
 
 @njit(**KERNEL_JIT)
-def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows):
+def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows):
     """The routing function's rows for packet ``pkt``'s header at ``node`` (at its destination
     terminal's router: that terminal's local port). The routing functions see routers: a
     packet's source and destination terminals are replaced by their routers."""
@@ -38,13 +44,16 @@ def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt,
         rows[0, 2] = p.n_vcs - 1
         rows[0, 3] = 0
         return 1
+    if p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group
+        return nonmin_next_hops(route_mask, p.class_vcs, p.group_routers, p.n_nodes, node, src, dst,
+                                pkts[pkt].hops, mid[pkt], rows)
     return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, p.n_vcs, node,
                      src, dst, pkts[pkt].hops, rows)
 
 
 @njit(**KERNEL_INLINE)
-def route_headers(inl, in_buf, nodes, pkts, route_free, rows, radix, wrap, coord, dim_port, route_mask,
-                  p, t, node):
+def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, radix, wrap, coord, dim_port,
+                  nbr, route_mask, p, t, node):
     """Stage 7 (a) at one router: free routing units compute the routes of new headers,
     round-robin."""
     per_node = p.n_ports * p.n_vcs
@@ -72,7 +81,13 @@ def route_headers(inl, in_buf, nodes, pkts, route_free, rows, radix, wrap, coord
             inl[lane].route_done = t + p.t_routing - 1
             pkt = flit_packet(in_buf[lane, inl[lane].head])
             inl[lane].age = pkts[pkt].injected
-            n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, pkt, rows)
+            if (p.routing == UGAL_L or p.routing == UGAL_G) and mid[pkt] >= 0 and \
+                    lane - base >= (p.n_ports - p.conc) * p.n_vcs:
+                # a header in a local lane is at its source router: UGAL's one choice
+                mid[pkt] = choose_ugal(route_mask, nbr, outl, ports, p.group_routers, p.n_nodes, p.n_ports, p.n_vcs,
+                                       p.buf, pkts[pkt].src // p.conc, pkts[pkt].dst // p.conc, mid[pkt],
+                                       p.routing == UGAL_G)
+            n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
             cand = np.int64(0)
             for r in range(n_rows):
                 cand |= port_bit(rows[r, 0])

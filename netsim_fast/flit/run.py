@@ -47,8 +47,9 @@ class FlitRun:
 
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0) -> fs.FlitParams:
-    from netsim_fast.routing import CODES, TABLE, TABLE_ROUTINGS
+    from netsim_fast.routing import CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS
 
+    nonmin = cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim"
     mask = (1 << cfg.vcs) - 1
     if cfg.inject_vcs is not None:
         mask = sum(1 << vc for vc in cfg.inject_vcs)
@@ -56,20 +57,27 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         n_nodes=topo.n_nodes, n_ports=topo.n_ports, n_vcs=cfg.vcs, buf=cfg.buf, out_buf=cfg.out_buf,
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
-        routing=TABLE if cfg.routing in TABLE_ROUTINGS else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
+        routing=TABLE if cfg.routing in TABLE_ROUTINGS else NONMIN_ROUTINGS[cfg.routing] if nonmin
+        else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
         vct=fs.SWITCHING[cfg.switching], inject_mask=mask, class_vcs=class_vcs,
         atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
+        group_routers=int(topo.params["group_routers"]) if nonmin else 0,
     )
 
 
 def routing_table(cfg, topo, table=None):
     """(port mask, VCs per hop class) of a table routing; (None, 0) for the grid routings."""
-    from netsim_fast.routing import TABLE_ROUTINGS
+    from netsim_fast.routing import NONMIN_ROUTINGS, TABLE_ROUTINGS
 
+    if cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim":
+        from netsim_fast.routing.dragonfly_valiant import nonmin_table
+        from netsim_fast.routing.tables import check_nonmin_classes
+
+        return nonmin_table(topo), check_nonmin_classes(cfg.routing, cfg.vcs, cfg.inject_vcs)
     if cfg.routing not in TABLE_ROUTINGS:
         return None, 0
     from netsim_fast.routing.tables import check_hop_classes, route_table
@@ -77,6 +85,21 @@ def routing_table(cfg, topo, table=None):
     if table is None:
         table = route_table(topo, cfg.routing, cfg.loops)
     return table.port_mask, check_hop_classes(table, cfg.routing, cfg.vcs, cfg.inject_vcs)
+
+
+def intermediate_groups(cfg, topo, params, src, chunk: int):
+    """The intermediate group of each packet (``valiant``; the Valiant candidate of ``ugal-*``):
+    uniform among the groups other than its source router's, from ``Generator(SeedSequence(
+    [seed, 0x7A11A, chunk]))`` (its own stream: the traffic's draws are unchanged). None for
+    the other routings."""
+    if not params.group_routers:
+        return None
+    a = params.group_routers
+    groups = topo.n_nodes // a
+    own = (np.asarray(src, np.int64) // params.conc) // a
+    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0x7A11A, chunk]))
+    pick = rng.integers(0, groups - 1, size=own.shape[0])
+    return (pick + (pick >= own)).astype(np.int32)
 
 
 def atomic_vc_mask(cfg) -> int:
@@ -141,7 +164,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                          route_mask=route_mask)
     traffic, retired = None, None
     if packets is not None:
-        state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase)
+        state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase,
+                                  mid=intermediate_groups(cfg, topo, params, packets.src, 0))
         if phased:
             state = fs.set_phases(state, topo.n_terminals, packets.dst, packets.phase)
     else:
@@ -179,7 +203,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
 
                 while next_chunk * CHUNK_CYCLES < t_end:
                     src, dst, length, rel = traffic.chunk(next_chunk)
-                    state = fs.append_packets(state, src, dst, length, rel)
+                    state = fs.append_packets(state, src, dst, length, rel,
+                                              mid=intermediate_groups(cfg, topo, params, src, next_chunk))
                     next_chunk += 1
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
             err = advance(state, params, topo.arrays, t_end)

@@ -188,6 +188,7 @@ class FlitParams(NamedTuple):
                           # dropped (--source-queue); 0 = unbounded
     conc: int = 1         # terminals per router (--concentration): terminal t on router t // conc,
                           # at local port n_ports - conc + t % conc
+    group_routers: int = 0  # dragonfly routers per group (valiant, ugal-l, ugal-g), else 0
 
 
 class FlitState(NamedTuple):
@@ -225,6 +226,8 @@ class FlitState(NamedTuple):
     req_out: np.ndarray       # int32[P] switch-allocation scratch (iq): requested output VC
     va_lane: np.ndarray       # int32[P*V] output-VC allocation scratch: requesting lanes in order
     scratch: np.ndarray       # int64[2, L] debug scratch: flits and credits in flight per lane
+    mid: np.ndarray           # int32[cap] intermediate group of each packet (valiant, ugal-*; NONE:
+                              # minimal), beside PACKET; empty for the other routings
 
 
 def ring_size(t_link: int, t_crossbar: int, credit_delay: int) -> int:
@@ -294,6 +297,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         req_out=np.full(ports, NONE, i4),
         va_lane=np.zeros(ports * v, i4),
         scratch=np.zeros((2, lanes if p.debug else 0), i8),
+        mid=np.full(packet_capacity if p.group_routers else 0, NONE, i4),
     )
 
 
@@ -321,7 +325,11 @@ def ensure_packet_capacity(state: FlitState, needed: int) -> FlitState:
         return state
     grown = new_packets(max(needed, 2 * cap, 1024))
     grown[:cap] = state.pkt
-    return state._replace(pkt=grown)
+    if state.mid.shape[0] == 0:
+        return state._replace(pkt=grown)
+    mid = np.full(grown.shape[0], NONE, i4)
+    mid[: state.mid.shape[0]] = state.mid
+    return state._replace(pkt=grown, mid=mid)
 
 
 def ensure_window_capacity(state: FlitState, windows: int) -> FlitState:
@@ -358,8 +366,9 @@ def set_phases(state: FlitState, n_nodes: int, dst, phase) -> FlitState:
     return state
 
 
-def append_packets(state: FlitState, src, dst, length, release, phase=None) -> FlitState:
-    """Add packets (released at or after the current cycle, in non-decreasing release order)."""
+def append_packets(state: FlitState, src, dst, length, release, phase=None, mid=None) -> FlitState:
+    """Add packets (released at or after the current cycle, in non-decreasing release order);
+    ``mid``: their intermediate groups (valiant, ugal-*)."""
     count = int(len(src))
     if count == 0:
         return state
@@ -371,5 +380,7 @@ def append_packets(state: FlitState, src, dst, length, release, phase=None) -> F
     new["len"] = length
     new["release"] = release
     new["phase"] = 0 if phase is None else phase
+    if mid is not None:
+        state.mid[start: start + count] = mid
     state.cnt[C_NPKT] = start + count
     return state

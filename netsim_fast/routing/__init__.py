@@ -11,6 +11,9 @@ DOR = 0
 DUATO = 1
 DOR_NODATELINE = 2
 TABLE = 3  # any next-port table (minimal, the BMG routers) with one VC class per hop
+VALIANT = 4  # dragonfly: minimal to a random intermediate group, then minimal (routing/dragonfly_valiant.py)
+UGAL_L = 5   # dragonfly: minimal or one Valiant candidate, by the source router's own queues
+UGAL_G = 6   # dragonfly: the same choice from every queue on both paths (an idealised reference)
 
 CODES = {
     "dor": DOR,
@@ -20,6 +23,10 @@ CODES = {
 # Routings the flit engine runs from a next-port table (routing/tables.py), code TABLE.
 TABLE_ROUTINGS = ("minimal", "bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcount", "bmg-cbe",
                   "bmg-equiclass", "chord")
+# Non-minimal routings of the dragonfly (flit engine, lanes and iq routers): a per-packet
+# intermediate group on top of the dragonfly's minimal table, VC class = global hops crossed.
+NONMIN_ROUTINGS = {"valiant": VALIANT, "ugal-l": UGAL_L, "ugal-g": UGAL_G}
+NONMIN_CLASSES = 3  # VC classes they need: 0 before the first global hop, 1 after it, 2 after the second
 NAMES = {code: name for name, code in CODES.items()}
 
 # Routings of the flit engine on grid topologies (coordinates and per-direction ports).

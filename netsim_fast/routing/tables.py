@@ -63,3 +63,23 @@ def check_hop_classes(table: MinimalTable, routing: str, vcs: int, inject_vcs=No
             f"--inject-vcs {','.join(map(str, inject_vcs))}: routing '{routing}' takes a packet's first hop "
             f"in hop class 0 (VCs {first} of {vcs}); include one of them")
     return per_class
+
+
+def check_nonmin_classes(routing: str, vcs: int, inject_vcs=None) -> int:
+    """VCs per class of the dragonfly's ``valiant``/``ugal-*`` (one class per global hop crossed,
+    routing/dragonfly_valiant.py); raises ConfigError below 3 VCs, or when ``inject_vcs``
+    leaves out class 0, where every packet takes its first hop."""
+    from netsim_fast.routing import NONMIN_CLASSES
+
+    if vcs < NONMIN_CLASSES:
+        raise ConfigError(
+            f"--vcs {vcs}: routing '{routing}' on the dragonfly gives each stage of a route (before, between and "
+            f"after its two global hops) its own VC class (deadlock-free: classes only increase along a route); "
+            f"pass --vcs {NONMIN_CLASSES} or more")
+    per_class = vcs // NONMIN_CLASSES
+    if inject_vcs is not None and not any(0 <= vc < per_class for vc in inject_vcs):
+        first = "0" if per_class == 1 else f"0..{per_class - 1}"
+        raise ConfigError(
+            f"--inject-vcs {','.join(map(str, inject_vcs))}: routing '{routing}' takes a packet's first hop "
+            f"in VC class 0 (VCs {first} of {vcs}); include one of them")
+    return per_class

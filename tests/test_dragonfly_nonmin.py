@@ -1,0 +1,191 @@
+"""Non-minimal routing on the dragonfly: valiant, ugal-l, ugal-g (routing/dragonfly_valiant.py).
+
+Kim et al. (ISCA 2008)'s balanced dragonfly: P = 2 terminals per router, A = 4 routers per
+group, H = 2 global links per router, G = 9 groups: 72 terminals.
+"""
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from _refusals import assert_refused
+from netsim_fast.cli import app
+from netsim_fast.config import Config
+from netsim_fast.experiment import simulate
+from netsim_fast.topologies import build_topology
+
+KIM = dict(topology="dragonfly", group_routers=4, global_links=2, concentration=2)
+KIM_ARGS = ["--topology", "dragonfly", "--group-routers", "4", "--global-links", "2", "--concentration", "2"]
+SHORT = dict(warmup=300, measure=1500)
+
+
+def _timeless(summary: dict) -> dict:
+    return {k: v for k, v in summary.items()
+            if not (k.endswith("_seconds") or k.endswith("_per_second") or k == "peak_rss_mib")}
+
+
+def _expected_hops(topo, src: int, dst: int, mid: int) -> int:
+    """Hops of the Valiant route worked out by hand from the port tables: to the router of group
+    ``mid`` that the source group's global link lands on (one local hop first unless the source
+    router holds that link), then the dragonfly's minimal route to ``dst``."""
+    from netsim_fast.routing.tables import route_table
+
+    a, nbr = 4, topo.arrays.nbr
+    dist = route_table(topo, "minimal").dist
+
+    def global_into(u, g):
+        return [int(m) for m in nbr[u] if m >= 0 and m // a == g]
+
+    if mid < 0 or mid == dst // a:
+        return int(dist[src, dst])
+    direct = global_into(src, mid)
+    if direct:
+        first, land = 1, direct[0]
+    else:
+        gateway = next(r for r in range((src // a) * a, (src // a + 1) * a) if global_into(r, mid))
+        first, land = 2, global_into(gateway, mid)[0]
+    return first + int(dist[land, dst])
+
+
+def test_a_valiant_route_goes_through_its_intermediate_group():
+    from netsim_fast.flit.run import run_flit
+
+    cfg = Config(**KIM, routing="valiant", pattern="uniform", rate=0.05, **SHORT)
+    topo = build_topology(cfg)
+    run = run_flit(cfg, topo)
+    n = int(run.state.cnt[1])  # C_NPKT
+    pkt, mid = run.state.pkt[:n], run.state.mid[:n]
+    done = pkt["tail_del"] >= 0
+    assert done.sum() > 500
+    src, dst = pkt["src"][done] // 2, pkt["dst"][done] // 2
+    mid = mid[done]
+    assert np.all(mid != src // 4) and np.all((mid >= 0) & (mid < 9))  # never the source's own group
+    assert len(np.unique(mid)) == 9
+    expected = [_expected_hops(topo, int(s), int(d), int(m)) for s, d, m in zip(src, dst, mid)]
+    passes_dst = (src // 4 == dst // 4)  # such a route may pass its destination router first: ejected there
+    hops = pkt["hops"][done]
+    assert np.array_equal(hops[~passes_dst], np.asarray(expected)[~passes_dst])
+    assert np.all(hops[passes_dst] <= np.asarray(expected)[passes_dst])
+    assert hops.max() == 5  # local, global, local, global, local
+
+
+def test_ugal_goes_minimal_on_an_idle_network_and_around_a_hot_global_link():
+    base = dict(**KIM, **SHORT, seed=3)
+    minimal = simulate(Config(**base, routing="minimal", pattern="uniform", rate=0.02))
+    for routing in ("ugal-l", "ugal-g"):
+        idle = simulate(Config(**base, routing=routing, pattern="uniform", rate=0.02))
+        # nearly always minimal (a Valiant route is ~1.7 hops longer here); a packet still goes round
+        # when its minimal first port holds flits and the candidate's is empty
+        assert minimal["hops_mean"] <= idle["hops_mean"] <= minimal["hops_mean"] + 0.15, routing
+    # worst-case: minimal funnels a group's traffic into one global link; UGAL spreads it
+    worst = {r: simulate(Config(**base, routing=r, pattern="worst-case", rate=0.25, vcs=6, buf=32))
+             for r in ("minimal", "ugal-l", "ugal-g")}
+    assert worst["minimal"]["saturated"]
+    for routing in ("ugal-l", "ugal-g"):
+        assert not worst[routing]["saturated"], routing
+        assert worst[routing]["hops_mean"] > worst["minimal"]["hops_mean"] + 0.5, routing
+
+
+@pytest.mark.parametrize("routing", ["valiant", "ugal-l", "ugal-g"])
+def test_same_seed_same_json_and_invariants_hold_under_load(routing):
+    cfg = Config(**KIM, routing=routing, pattern="uniform", rate=0.45, warmup=200, measure=800, seed=7,
+                 check_invariants=True)
+    first, second = simulate(cfg), simulate(cfg)
+    assert _timeless(first) == _timeless(second)
+    other = simulate(Config(**KIM, routing=routing, pattern="uniform", rate=0.45, warmup=200, measure=800, seed=8))
+    assert _timeless(other) != _timeless(first)
+
+
+def test_iq_router_and_one_terminal_per_router_run_too():
+    for extra in (dict(router="iq"), dict(concentration=1)):
+        cfg = Config(**{**KIM, **extra}, routing="ugal-l", pattern="worst-case", rate=0.2, check_invariants=True,
+                     warmup=200, measure=800)
+        assert simulate(cfg)["accepted_load"] > 0.15
+
+
+@pytest.mark.parametrize("routing", ["valiant", "ugal-l", "ugal-g"])
+def test_check_deadlock_proves_each_routing_acyclic(routing):
+    from netsim_fast.deadlock_check import check_deadlock
+
+    out = check_deadlock(Config(topology="dragonfly", group_routers=4, global_links=2, routing=routing, vcs=3))
+    assert out["deadlock_free"] and out["graph"] == "cdg" and out["cycle"] is None
+    res = CliRunner().invoke(app, ["check-deadlock", *KIM_ARGS[:6], "--routing", routing, "--vcs", "6"])
+    assert res.exit_code == 0 and "acyclic" in res.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--routing", "valiant", "--vcs", "2"], ["--vcs 2", "valiant", "--vcs 3"]),
+    (["--routing", "ugal-l", "--vcs", "6", "--inject-vcs", "2,3"], ["--inject-vcs 2,3", "class 0", "0..1"]),
+    (["--routing", "ugal-g", "--router", "booksim"], ["ugal-g", "lanes or iq"]),
+    (["--routing", "valiant", "--link-failures", "2"], ["valiant", "--link-failures"]),
+])
+def test_refusals_on_the_dragonfly(args, words):
+    res = CliRunner().invoke(app, ["run", *KIM_ARGS, "--pattern", "uniform", "--rate", "0.1", *args])
+    assert_refused(res, words)
+
+
+@pytest.mark.parametrize("topo, routing", [
+    (["--topology", "hyperx", "--dims", "4,4"], "ugal-l"),
+    (["--topology", "flatfly", "--k", "4", "--n", "2"], "ugal-g"),
+    (["--topology", "hyperx", "--dims", "4,4"], "valiant"),
+])
+def test_refusals_elsewhere(topo, routing):
+    res = CliRunner().invoke(app, ["run", *topo, "--routing", routing, "--pattern", "uniform", "--rate", "0.1"])
+    assert_refused(res, [routing, "dragonfly"])
+
+
+BENCH = dict(**KIM, vcs=6, buf=32)  # bench/dragonfly.py's set-up: two VCs per class, 32-flit lanes
+
+
+def _saturation(routing: str, pattern: str, rates) -> float:
+    """Highest of ``rates`` (ascending) before the first saturated run (0 if the first is)."""
+    best = 0.0
+    for rate in rates:
+        s = simulate(Config(**BENCH, routing=routing, pattern=pattern, rate=rate, warmup=1000, measure=4000, seed=1))
+        if s["saturated"]:
+            break
+        best = rate
+    return best
+
+
+def _knee(routing: str, pattern: str) -> float:
+    coarse = _saturation(routing, pattern, [round(0.05 * i, 2) for i in range(1, 21)])
+    return _saturation(routing, pattern, [round(coarse + 0.01 * i, 2) for i in range(1, 5)]) or coarse
+
+
+def test_kim_relations_smoke():
+    """A fast look at the slow test's relations, one load each."""
+    base = dict(**BENCH, warmup=300, measure=1500, seed=1)
+    assert simulate(Config(**base, routing="minimal", pattern="worst-case", rate=0.2))["saturated"] is True
+    assert simulate(Config(**base, routing="valiant", pattern="worst-case", rate=0.4))["saturated"] is False
+    assert simulate(Config(**base, routing="ugal-l", pattern="worst-case", rate=0.35))["saturated"] is False
+    assert simulate(Config(**base, routing="valiant", pattern="uniform", rate=0.6))["saturated"] is True
+    assert simulate(Config(**base, routing="ugal-l", pattern="uniform", rate=0.75))["saturated"] is False
+
+
+@pytest.fixture(scope="module")
+def kim_saturation():
+    return {(r, p): _knee(r, p) for r in ("minimal", "valiant", "ugal-l", "ugal-g") for p in ("uniform", "worst-case")}
+
+
+@pytest.mark.slow
+def test_kim_et_al_2008_saturation_relations(kim_saturation):
+    """Kim et al. 2008 on the 72-terminal dragonfly, lanes router: under uniform traffic valiant
+    saturates at <= 0.6 x minimal and ugal-l at >= 0.9 x minimal; under worst-case minimal at
+    <= 1.1 / (A P) and valiant and ugal-l at >= 3 x minimal; ugal-g at least as high as ugal-l
+    under uniform traffic (worst-case: the next test)."""
+    sat = kim_saturation
+    uni = {r: sat[(r, "uniform")] for r in ("minimal", "valiant", "ugal-l", "ugal-g")}
+    wc = {r: sat[(r, "worst-case")] for r in ("minimal", "valiant", "ugal-l", "ugal-g")}
+    assert uni["valiant"] <= 0.6 * uni["minimal"], sat
+    assert uni["ugal-l"] >= 0.9 * uni["minimal"], sat
+    assert wc["minimal"] <= 1.1 / 8, sat
+    assert wc["valiant"] >= 3 * wc["minimal"] and wc["ugal-l"] >= 3 * wc["minimal"], sat
+    assert uni["ugal-g"] >= uni["ugal-l"], sat
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="measured: ugal-g's whole-route delay estimate saturates below ugal-l under "
+                                       "worst-case traffic here (0.34 vs 0.42, bench/dragonfly.py); docs/flit-engine.md")
+def test_ugal_g_at_least_ugal_l_under_worst_case(kim_saturation):
+    assert kim_saturation[("ugal-g", "worst-case")] >= kim_saturation[("ugal-l", "worst-case")]
