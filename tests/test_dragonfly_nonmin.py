@@ -189,3 +189,30 @@ def test_kim_et_al_2008_saturation_relations(kim_saturation):
                                        "worst-case traffic here (0.34 vs 0.42, bench/dragonfly.py); docs/flit-engine.md")
 def test_ugal_g_at_least_ugal_l_under_worst_case(kim_saturation):
     assert kim_saturation[("ugal-g", "worst-case")] >= kim_saturation[("ugal-l", "worst-case")]
+
+
+@pytest.mark.parametrize("routing", ["valiant", "ugal-l"])
+def test_retiring_packets_moves_their_intermediate_groups_along(routing, monkeypatch):
+    """flit/retire.py renumbers packets between batches; each packet's intermediate group (a
+    separate array) must move with it, or routes would change: same summary either way."""
+    from netsim_fast.flit import retire
+    from netsim_fast.summary_keys import WALL_CLOCK_KEYS
+
+    cfg = Config(**KIM, routing=routing, pattern="worst-case", rate=0.3, warmup=500, measure=3000, seed=5)
+
+    def summary():
+        return {k: v for k, v in simulate(cfg).items() if k not in WALL_CLOCK_KEYS and k != "estimated_mib"}
+
+    whole = summary()
+    shifts = []
+    real_retire = retire.RetiredPackets.retire
+
+    def spy(self, state, upto=None):
+        shift = real_retire(self, state, upto)
+        shifts.append(shift)
+        return shift
+
+    monkeypatch.setattr(retire, "RETIRE_AT", 256)
+    monkeypatch.setattr(retire.RetiredPackets, "retire", spy)
+    assert summary() == whole
+    assert sum(shifts) > 0
