@@ -14,6 +14,10 @@ every function boundary, which measured twice as fast on the flit engine
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 KERNEL_JIT = dict(JIT, _nrt=False)
+# Stages that only other kernels call (the cycle's phases under ``advance``): no CPython
+# wrapper, whose unboxing of FlitState's many arrays cost about a fifth of the flagship's cold
+# compile (bench/flit_startup.py). Such a function cannot be called from Python: that crashes.
+KERNEL_STAGE_JIT = dict(KERNEL_JIT, no_cpython_wrapper=True)
 # Per-router stage bodies inlined (at Numba IR level) into the one loop over routers that
 # calls them: a real call per router and stage would cost more than the stage's work.
 KERNEL_INLINE = dict(KERNEL_JIT, inline="always")

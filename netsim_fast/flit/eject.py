@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit
 from netsim_fast.flit.state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_PKT, C_FLITS_OUT, C_GLOBAL_PHASE, C_LAST_DELIVERY, C_WIN_FLITS_OUT,
@@ -70,7 +70,7 @@ def complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt,
         cnt[C_GLOBAL_PHASE] += 1
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def eject_lanes(s, p, t, w):
     """Stage 3: each terminal takes up to E ready flits from its local port's output lanes,
     round-robin (``rr_eject`` is the terminal's pointer)."""
@@ -117,7 +117,7 @@ def eject_lanes(s, p, t, w):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def eject_iq(s, p, t, w):
     """Flits that crossed to a local port ``T_crossbar`` cycles ago reach their node now (iq)."""
     pkts, nodes, ts_accepted, cnt = s.pkt, s.node, s.ts_accepted, s.cnt

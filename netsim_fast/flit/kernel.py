@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.allocate import allocate_vcs
 from netsim_fast.flit.eject import eject_iq, eject_lanes
 from netsim_fast.flit.flits import flit_packet
@@ -44,7 +44,7 @@ from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch
 WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane)
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def _watchdog(s, p, t):
     """A lane holding flits whose front has not advanced for deadlock_cycles: a possible
     deadlock, which ``flit/deadlock.py`` confirms (a knot) or files as starvation. Also keeps
@@ -73,7 +73,7 @@ def _watchdog(s, p, t):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def _check_invariants(s, p, topo, t):
     """Debug mode, after every cycle: no lane over capacity, credits conserved per (link, VC),
     flits conserved. Credits come before the global flit count so that a flit lost or
@@ -117,7 +117,7 @@ def _check_invariants(s, p, topo, t):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def _stop_rule_met(cnt, p, t):
     if p.stop_mode == STOP_WINDOW:
         return t + 1 >= p.win_end and cnt[C_WIN_OPEN] == 0
@@ -126,7 +126,7 @@ def _stop_rule_met(cnt, p, t):
     return False
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def _sample_window(cnt, ts_in_flight, ts_queued, t, window):
     """At the last cycle of a window: flits in the network and packets waiting at sources."""
     w = t // window
@@ -134,7 +134,7 @@ def _sample_window(cnt, ts_in_flight, ts_queued, t, window):
     ts_queued[w] = cnt[C_QUEUED]
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     """Stages 4-8 (lanes) or the switch stage and 7-8 (iq), router after router.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import make_flit, push_input
 from netsim_fast.flit.state import (
     C_DROPPED, C_DROPPED_FLITS, C_FLITS_IN, C_GLOBAL_PHASE, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_DROPPED_FLITS,
@@ -24,7 +24,7 @@ from netsim_fast.flit.state import (
 )
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def release(s, p, t):
     """Stage 2: packets created at ``t`` join the tail of their source queue, in packet-id order."""
     cnt, pkts, nodes = s.cnt, s.pkt, s.node

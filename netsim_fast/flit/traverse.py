@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import (
     flit_packet, is_head, is_tail, pop_input, port_bit, push_input, release_connection, schedule_credit,
     schedule_flit,
@@ -27,7 +27,7 @@ from netsim_fast.flit.flits import (
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
     inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_STAGE_JIT
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLITS_IN, C_FLITS_OUT, ERR_CONSERVATION, ERR_CREDIT, \
     ERR_OK, ERR_OVERFLOW
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def check_invariants(s, b, p, bp, t, held, scratch):
     """``held`` (int64[L]) and ``scratch`` (int64[N*V]) are work arrays."""
     inl, ovc, outl = s.inl, b.ovc, s.outl

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routefns import route_terminals
 from netsim_fast.flit.booksim.state import (
@@ -27,7 +27,7 @@ from netsim_fast.flit.booksim.state import ERR_ABORT
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def read_inputs(s, b, p, bp, topo, t, slot):
     """Input queuing of every router: flits received this cycle join their VC; a head reaching
     an idle VC starts routing, a flit reaching the front of an empty active VC requests the
@@ -259,7 +259,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def router_step(s, b, p, bp, topo, t, w, node, steps):
     """``steps`` internal steps of the router (internal_speedup), then its write phase."""
     for _ in range(steps):

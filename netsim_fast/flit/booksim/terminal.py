@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.routefns import R_DRAGONFLY_MIN, inject_range, rand_int, route_terminals
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
@@ -26,7 +26,7 @@ from netsim_fast.flit.flits import make_flit
 from netsim_fast.flit.state import C_FLITS_IN, C_GLOBAL_PHASE, C_QUEUED, ERR_OK, SYNC_LOCAL, SYNC_NONE
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def read_terminals(s, b, p, bp, t, w, slot):
     pkts, cnt = s.pkt, s.cnt
     for i in range(b.ev_del_n[slot]):
@@ -47,7 +47,7 @@ def read_terminals(s, b, p, bp, t, w, slot):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_STAGE_JIT)
 def inject(s, b, p, bp, topo, t, w):
     """Each terminal ``term`` (on router ``term // conc``, at its local port ``n_ports - conc +
     term % conc``) sends at most one flit; its source queue, injection VC state (``tvc``) and
