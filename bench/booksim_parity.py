@@ -675,6 +675,7 @@ def plot_matrix() -> None:
     import math
 
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -703,6 +704,9 @@ def plot_matrix() -> None:
             if sat:
                 ax.axvline(float(sat), color=colour, ls="--", lw=0.8)
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ok = r["pass_all"] == "1"
         ax.set_title(r["config"].replace("_", " "), fontsize=6.5, color="black" if ok else "tab:red")
         ax.tick_params(labelsize=6)
