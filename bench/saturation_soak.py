@@ -3,6 +3,7 @@
     PYTHONPATH=. python bench/saturation_soak.py            # short mode: 10^5 cycles per set-up
     PYTHONPATH=. python bench/saturation_soak.py --full     # 10^6 cycles per set-up (about 2 h on 2 cores)
     PYTHONPATH=. python bench/saturation_soak.py --only 3   # the first 3 set-ups (a smoke test)
+    PYTHONPATH=. python bench/saturation_soak.py --extra --full  # the newer networks and routings
 
 Uniform traffic at offered load 1.0 flit/node/cycle, ``--cycles N`` (no latency limit), the
 default ``--deadlock-cycles 10000``, backlogged sources (``--source-queue 16``: a node keeps 16
@@ -20,8 +21,12 @@ verdict (``ok``; ``starvation`` when a channel waited past the limit without a k
 DEADLOCK`` would be a bug). Deadlock-prone set-ups (``dor-nodateline`` on tori) must be
 reported, with their knot, within 2 x ``--deadlock-cycles`` of the knot's last move.
 
-Writes docs/figures/saturation_soak_short.csv or _full.csv (or ``--out``) and prints a markdown
-table.
+``--extra`` runs instead the set-ups of the newer topologies and routings (``EXTRA``: Kim et
+al.'s 72-terminal dragonfly under each of its routings, concentrated meshes and tori, a HyperX)
+with the same rules.
+
+Writes docs/figures/saturation_soak_short.csv or _full.csv (``saturation_soak_extra_*.csv`` with
+``--extra``; or ``--out``) and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -57,6 +62,17 @@ PRONE = [  # deadlock-prone: dimension order without datelines on tori
     {"name": "prone: torus8 dor-nodateline lanes", "topology": "torus8", "routing": "dor-nodateline", "router": "lanes"},
     {"name": "prone: torus8 dor-nodateline iq", "topology": "torus8", "routing": "dor-nodateline", "router": "iq"},
     {"name": "prone: ring16 dor-nodateline lanes", "topology": "ring16", "routing": "dor-nodateline", "router": "lanes"},
+]
+DRAGONFLY = dict(topology="dragonfly", group_routers=4, global_links=2, concentration=2, vcs=6)
+EXTRA = [  # explicit Config fields: the newer networks and routings (docs/topologies.md)
+    *({"name": f"dragonfly P2 A4 H2 {r} lanes", "fields": dict(DRAGONFLY, routing=r)}
+      for r in ("minimal", "valiant", "ugal-l", "ugal-g")),
+    {"name": "dragonfly P2 A4 H2 ugal-l iq", "fields": dict(DRAGONFLY, routing="ugal-l", router="iq")},
+    {"name": "mesh8 C4 dor lanes", "fields": dict(topology="mesh", dims="8,8", concentration=4, routing="dor", vcs=2)},
+    {"name": "torus8 C2 duato iq", "fields": dict(topology="torus", dims="8,8", concentration=2, routing="duato",
+                                                  vcs=3, router="iq")},
+    {"name": "hyperx 4,4 C2 minimal lanes", "fields": dict(topology="hyperx", dims="4,4", concentration=2,
+                                                           routing="minimal", vcs=2)},
 ]
 FIELDS = ["name", "cycles", "accepted_load", "accepted_min", "accepted_max", "fairness_jain", "starvation_max_wait",
           "starved_channels", "deadlock", "knot_channels", "detected_after_last_move", "verdict", "sim_seconds",
@@ -107,6 +123,9 @@ def covering_set(seed: int = 14) -> list[dict]:
 def config(setup: dict, cycles: int):
     from netsim_fast.config import Config
 
+    if "fields" in setup:
+        return Config(**{"packet_flits": 4, **setup["fields"]}, pattern="uniform", rate=1.0, cycles=cycles,
+                      deadlock_cycles=DEADLOCK_CYCLES, source_queue=SOURCE_QUEUE, seed=1)
     if setup["topology"] == "ring16":
         kind, dims = "torus", "16"
     else:
@@ -173,6 +192,7 @@ def main():
     ap.add_argument("--only", type=int, default=None, help="run only the first N covering set-ups (and the prone ones)")
     ap.add_argument("--rerun-refused", action="store_true",
                     help="run only the set-ups the existing CSV of this mode lists as 'not run', and update their rows")
+    ap.add_argument("--extra", action="store_true", help="the newer topologies and routings (EXTRA) instead")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
@@ -181,17 +201,22 @@ def main():
     if args.only is not None:
         setups = setups[: args.only]
     jobs = [(s, cycles, False) for s in setups] + [(p, cycles, True) for p in PRONE]
+    if args.extra:
+        jobs = [(s, cycles, False) for s in EXTRA]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     mode = "full" if cycles == 1_000_000 else "short" if cycles == 100_000 else f"{cycles}"
     name = f"saturation_soak_{mode}.csv" if args.only is None else "saturation_soak_partial.csv"
+    if args.extra:
+        name = f"saturation_soak_extra_{mode}.csv"
     previous = []
     if args.rerun_refused:
         with open(out / name, newline="") as fh:
             previous = list(csv.DictReader(fh))
         refused = {r["name"] for r in previous if r["verdict"].startswith("not run")}
         jobs = [job for job in jobs if job[0]["name"] in refused]
-    print(f"{len(jobs)} set-ups ({len(PRONE)} prone among all), {cycles} cycles each, {args.jobs} processes")
+    prone = sum(job[2] for job in jobs)
+    print(f"{len(jobs)} set-ups ({prone} prone among them), {cycles} cycles each, {args.jobs} processes")
     with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
         rows = list(pool.map(soak, jobs))
     if previous:  # keep the earlier rows in their order, the rerun ones replaced
