@@ -123,9 +123,10 @@ def covering_set(seed: int = 14) -> list[dict]:
 def config(setup: dict, cycles: int):
     from netsim_fast.config import Config
 
+    soak_load = dict(pattern="uniform", rate=1.0, cycles=cycles, deadlock_cycles=DEADLOCK_CYCLES,
+                     source_queue=SOURCE_QUEUE, seed=1)
     if "fields" in setup:
-        return Config(**{"packet_flits": 4, **setup["fields"]}, pattern="uniform", rate=1.0, cycles=cycles,
-                      deadlock_cycles=DEADLOCK_CYCLES, source_queue=SOURCE_QUEUE, seed=1)
+        return Config(**{"packet_flits": 4, **setup["fields"]}, **soak_load)
     if setup["topology"] == "ring16":
         kind, dims = "torus", "16"
     else:
@@ -140,8 +141,7 @@ def config(setup: dict, cycles: int):
                   vcs=vcs, router=setup.get("router", "lanes"), switching=switching,
                   buf=max(8, flits) if switching == "vct" else 8, vc_alloc=setup.get("vc_alloc", "age"),
                   t_routing=setup.get("t_routing", 1), headers_per_cycle=setup.get("headers_per_cycle", 1),
-                  packet_flits=flits, pattern="uniform", rate=1.0, cycles=cycles,
-                  deadlock_cycles=DEADLOCK_CYCLES, source_queue=SOURCE_QUEUE, seed=1)
+                  packet_flits=flits, **soak_load)
 
 
 def soak(job) -> dict:

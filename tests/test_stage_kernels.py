@@ -44,7 +44,7 @@ def _python_calls(tree, names: set[str]):
     return found
 
 
-MODULES = {"kernel", "eject", "traverse", "source", "router", "terminal", "invariants", "bk", "fk"}
+MODULES = {"kernel", "eject", "traverse", "source", "router", "terminal", "invariants"}
 
 
 def test_stage_kernels_are_called_only_from_compiled_code():

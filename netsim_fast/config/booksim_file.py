@@ -247,6 +247,11 @@ def _allocator(r: _Reader, key: str) -> str:
     return value
 
 
+def _mean_size(mix) -> float:
+    """Mean packet size, in flits, of a (size, weight) mix."""
+    return sum(s * w for s, w in mix) / sum(w for _, w in mix) if len(mix) > 1 else mix[0][0]
+
+
 def _packet_sizes(r: _Reader) -> tuple[tuple[int, int], ...]:
     """(size, weight) of each packet size of the one class, in BookSim2's order."""
     def items(key, hint):
@@ -327,7 +332,7 @@ def _traffic(r: _Reader, out: dict) -> None:
     if out["pattern"] in PERMUTATIONS:
         out["fixed_points"] = "self"  # BookSim2's permutations send a node mapped to itself to itself
     mix = _packet_sizes(r)
-    mean = sum(s * w for s, w in mix) / sum(w for _, w in mix) if len(mix) > 1 else mix[0][0]
+    mean = _mean_size(mix)
     rate = r.number("injection_rate", float)
     uses_flits = r.number("injection_rate_uses_flits", low=0, high=1, what=" (0 or 1)")
     if not 0 <= (rate / mean if uses_flits else rate) <= 1:  # BookSim2's limit, in packets
@@ -396,9 +401,7 @@ def _batch(r: _Reader, out: dict) -> None:
     4.1). That is ``--batch`` at one packet per node per cycle, whose i-th packet is created at
     cycle i and waits in the source queue as BookSim2's would."""
     out["batch"] = r.number("batch_size", low=1, what=" packets per node")
-    mean = sum(s * w for s, w in out["packet_size_mix"]) / sum(w for _, w in out["packet_size_mix"]) \
-        if out["packet_size_mix"] else out["packet_flits"]
-    out["rate"] = float(mean)  # one packet per node per cycle, in flits
+    out["rate"] = float(_mean_size(_packet_sizes(r)))  # one packet per node per cycle, in flits
     for key in ("injection", "duty_cycle", "burst_length"):
         out.pop(key, None)
 
