@@ -11,6 +11,14 @@ machine another process's load stretches the wall clock but hardly the CPU time,
 compared back to back (``PYTHONPATH=<tree>``, alternated) are best compared by their CPU times.
 
     PYTHONPATH=. python bench/flit_startup.py [--repeats 5] [--cold 3]
+    PYTHONPATH=. python bench/flit_startup.py --profile
+
+``--profile`` instead compiles the flagship once in this process with an empty cache, under
+cProfile, and splits the compile's time by where it is spent (each function's own time, by
+the module it is in): LLVM (optimisation and machine code, llvmlite's binding), lowering to
+LLVM IR (numba's lowering and llvmlite's IR builder), type inference (numba's typing), the
+rest of Numba; and apart, the CPython wrappers built for compiled functions (their cumulative
+time, which overlaps the rows above).
 """
 
 from __future__ import annotations
@@ -37,11 +45,55 @@ def timed(env: dict) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+PROFILE_ROWS = (  # (label, substrings of a function's file); the first that matches wins
+    ("LLVM (llvmlite binding: optimisation, machine code)", ("llvmlite/binding",)),
+    ("lowering to LLVM IR", ("numba/core/lowering", "numba/core/base", "numba/core/callconv", "numba/core/cgutils",
+                             "numba/core/imputils", "numba/np/", "numba/cpython/", "numba/core/datamodel",
+                             "llvmlite/ir")),
+    ("type inference", ("numba/core/typeinfer", "numba/core/typing", "numba/core/types")),
+    ("rest of Numba", ("numba/",)),
+)
+
+OTHER = "built-ins and the standard library (called by Numba), the rest"
+
+
+def profile() -> None:
+    """The flagship's compile under cProfile, its time split as PROFILE_ROWS says."""
+    import cProfile
+    import pstats
+
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["NUMBA_CACHE_DIR"] = cache  # before numba is imported
+        from netsim_fast import Config, simulate
+
+        prof = cProfile.Profile()
+        prof.enable()
+        simulate(Config(topology="torus", k=16, cycles=1))
+        prof.disable()
+    stats = pstats.Stats(prof).stats  # (file, line, name) -> (calls, primitive, own, cumulative, callers)
+    total = sum(own for _, _, own, _, _ in stats.values())
+    rows = dict.fromkeys([label for label, _ in PROFILE_ROWS] + [OTHER], 0.0)
+    wrappers = 0.0
+    for (file, _, name), (_, _, own, cumulative, _) in stats.items():
+        label = next((lab for lab, parts in PROFILE_ROWS if any(part in file for part in parts)), OTHER)
+        rows[label] += own
+        if name == "create_cpython_wrapper":
+            wrappers += cumulative
+    print(f"first run of the flagship, empty cache, under cProfile: {total:.1f} s")
+    for label, seconds in rows.items():
+        print(f"  {label}: {seconds:.1f} s ({100 * seconds / total:.0f} %)")
+    print(f"  of which building CPython wrappers (cumulative): {wrappers:.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cold", type=int, default=1, help="cold runs, each with an empty cache")
+    parser.add_argument("--profile", action="store_true", help="where the compile's time goes (see above)")
     args = parser.parse_args()
+    if args.profile:
+        profile()
+        return
     env = dict(os.environ)
     cold = []
     for _ in range(args.cold):
