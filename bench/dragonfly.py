@@ -1,20 +1,29 @@
-"""Kim et al. (ISCA 2008) on the flit engine: minimal, valiant, ugal-l and ugal-g on the balanced
-72-terminal dragonfly (P = 2, A = 4, H = 2, G = 9), uniform and worst-case traffic, lanes router.
+"""Kim et al. (ISCA 2008) on the flit engine: minimal, valiant, ugal-l and ugal-g on a balanced
+dragonfly, uniform and worst-case traffic, lanes router, with long global links.
 
-    PYTHONPATH=. python bench/dragonfly.py [--out docs/figures] [--buf 32] [--quick]
+    PYTHONPATH=. python bench/dragonfly.py [--large] [--global-latency 10] [--local-latency 1]
+                                           [--buf 32] [--out docs/figures] [--quick]
 
-For each (routing, pattern) the offered load rises in steps of 0.05 until the first saturated
-run, then in steps of 0.01 from the last unsaturated one up to it (the knee at 0.01
-resolution). A run is saturated by the README's rule (the summary's ``saturated``: stopped by
-the latency limit, accepted < 95 % of offered, or not drained). Saturation = the highest
-offered load at 0.01 resolution whose run is not saturated. Lanes router, 6 VCs (two per VC
-class of valiant and ugal-*, two per hop class of minimal), 32-flit input lanes (the credit loop
-is 4 cycles; deep lanes give UGAL's queue estimate its range), 8-flit packets (the default). Every run is the engine's default
+The network: P = 2, A = 4, H = 2, G = 9 (72 terminals), or with ``--large`` P = 4, A = 8, H = 4,
+G = 33 (1056 terminals, BookSim2's dragonfly example). Links between groups take
+``--global-latency`` cycles (default 10), links inside a group ``--local-latency`` (default 1,
+the ``--t-link``), credits alike (flit/wires.py). Lanes router, 6 VCs (two per VC class of
+valiant and ugal-*, two per hop class of minimal), 8-flit packets (the default), ``--buf``
+flits per input lane (default 32). The buffers hold the credit round trip: a flit sent on a
+link of latency L at t arrives at t + L, can leave its lane that cycle and its credit comes
+back L cycles later, so a lane needs 2L slots to stream at full rate (2 x 10 = 20 <= 32); a
+warning is printed when ``--buf`` is below that.
+
+For each (routing, pattern) saturation is bisected on the offered loads 0.01 .. 1.00: the
+highest load at 0.01 resolution whose run is not saturated by the README's rule (the
+summary's ``saturated``: stopped by the latency limit, accepted < 95 % of offered, or not
+drained), assuming runs saturate above a saturated load. Every run is the engine's default
 open-loop measurement (2,000 warm-up cycles, 10,000 measured, drain, latency limit 500) with
-seed 1; ``--quick`` shortens it to 500 + 2,000 cycles.
+seed 1; ``--warmup`` and ``--measure`` change it, ``--quick`` makes it 500 + 2,000.
 
-Writes ``dragonfly_curves.csv`` (every run: latency-load curves) and ``dragonfly_curves.png``,
-``dragonfly_saturation.csv`` (the table), and prints the table with the relations of Kim et al.
+Writes ``dragonfly_curves.csv`` (every run) and ``dragonfly_curves.png`` (latency-load curves
+of the unsaturated runs), ``dragonfly_saturation.csv`` (the table), or ``dragonfly_large_*``
+with ``--large``, and prints the table with the relations of Kim et al.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from pathlib import Path
 ROUTINGS = ("minimal", "valiant", "ugal-l", "ugal-g")
 PATTERNS = ("uniform", "worst-case")
 KIM = dict(topology="dragonfly", group_routers=4, global_links=2, concentration=2, router="lanes")
+LARGE = dict(topology="dragonfly", group_routers=8, global_links=4, concentration=4, router="lanes")
 FIELDS = ["routing", "pattern", "rate", "offered_load", "accepted_load", "latency_mean", "hops_mean", "saturated",
           "stop_reason", "sim_seconds"]
 
@@ -36,33 +46,37 @@ def run_point(routing: str, pattern: str, rate: float, args) -> dict:
     from netsim_fast.experiment import simulate
 
     extra = dict(warmup=500, measure=2000) if args.quick else {}
-    s = simulate(Config(**KIM, routing=routing, pattern=pattern, rate=rate, buf=args.buf, vcs=args.vcs, seed=1,
-                        **extra))
+    extra.update({k: getattr(args, k) for k in ("warmup", "measure") if getattr(args, k) is not None})
+    s = simulate(Config(**(LARGE if args.large else KIM), routing=routing, pattern=pattern, rate=rate,
+                        buf=args.buf, vcs=args.vcs, seed=1, global_latency=args.global_latency,
+                        local_latency=args.local_latency, **extra))
     return {"routing": routing, "pattern": pattern, "rate": rate, **{k: s.get(k) for k in FIELDS[3:]}}
 
 
 def knee(routing: str, pattern: str, args, rows: list) -> float:
-    """Saturation at 0.01 resolution: coarse 0.05 steps, then 0.01 steps below the first saturated one."""
-    def sat(rate):
-        row = run_point(routing, pattern, round(rate, 2), args)
+    """Saturation at 0.01 resolution, bisected on the loads 0.01 .. 1.00."""
+    def sat(hundredths: int) -> bool:
+        rate = hundredths / 100
+        row = run_point(routing, pattern, rate, args)
         rows.append(row)
         print(f"  {routing:8s} {pattern:10s} {rate:.2f} accepted {row['accepted_load']:.3f} "
               f"latency {row['latency_mean'] if row['latency_mean'] is None else round(row['latency_mean'], 1)} "
               f"{'SATURATED' if row['saturated'] else ''}", flush=True)
         return row["saturated"]
 
-    best, rate = 0.0, 0.05
-    while rate <= 1.0 + 1e-9 and not sat(rate):
-        best, rate = round(rate, 2), rate + 0.05
-    base = best
-    for fine in [round(base + 0.01 * i, 2) for i in range(1, 5)]:
-        if fine > 1.0 + 1e-9 or sat(fine):
-            break
-        best = fine
-    return best
+    if not sat(100):
+        return 1.0
+    lo, hi = 0, 100  # lo: not saturated (0 by definition), hi: saturated
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if sat(mid):
+            hi = mid
+        else:
+            lo = mid
+    return lo / 100
 
 
-def plot(rows: list, path: Path) -> None:
+def plot(rows: list, path: Path, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -75,7 +89,7 @@ def plot(rows: list, path: Path) -> None:
                          if r["routing"] == routing and r["pattern"] == pattern and not r["saturated"])
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=routing)
-        ax.set_title(f"{pattern}: 72-terminal dragonfly (P=2, A=4, H=2, G=9)")
+        ax.set_title(f"{pattern}: {title}", fontsize=9)
         ax.set_xlabel("offered load (flits/terminal/cycle)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("mean latency (cycles), unsaturated runs")
@@ -90,8 +104,17 @@ def main() -> None:
     ap.add_argument("--out", default="docs/figures")
     ap.add_argument("--buf", type=int, default=32, help="flits per input lane (default 32)")
     ap.add_argument("--vcs", type=int, default=6, help="VCs per port (default 6: two per VC class)")
+    ap.add_argument("--large", action="store_true", help="P=4, A=8, H=4, G=33: 1056 terminals")
+    ap.add_argument("--global-latency", type=int, default=10, help="cycles on a link between groups (default 10)")
+    ap.add_argument("--local-latency", type=int, default=1, help="cycles on a link inside a group (default 1)")
+    ap.add_argument("--warmup", type=int, default=None)
+    ap.add_argument("--measure", type=int, default=None)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
+    longest = max(args.global_latency, args.local_latency)
+    if args.buf < 2 * longest:
+        print(f"warning: --buf {args.buf} is below the credit round trip of the longest link (2 x {longest}): "
+              "the credit loop caps the links' throughput")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.process_time()
@@ -99,19 +122,23 @@ def main() -> None:
     for pattern in PATTERNS:
         for routing in ROUTINGS:
             table[(routing, pattern)] = knee(routing, pattern, args, rows)
-    with open(out / "dragonfly_curves.csv", "w", newline="") as fh:
+    name = "dragonfly_large" if args.large else "dragonfly"
+    p, a, h = (4, 8, 4) if args.large else (2, 4, 2)
+    title = (f"{a * (a * h + 1) * p}-terminal dragonfly (P={p}, A={a}, H={h}, G={a * h + 1}), "
+             f"links {args.local_latency}/{args.global_latency} cycles, --buf {args.buf}")
+    with open(out / f"{name}_curves.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
-    with open(out / "dragonfly_saturation.csv", "w", newline="") as fh:
+    with open(out / f"{name}_saturation.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["routing", *PATTERNS])
         for routing in ROUTINGS:
             w.writerow([routing, *(table[(routing, p)] for p in PATTERNS)])
-    plot(rows, out / "dragonfly_curves.png")
+    plot(rows, out / f"{name}_curves.png", title)
     uni = {r: table[(r, "uniform")] for r in ROUTINGS}
     wc = {r: table[(r, "worst-case")] for r in ROUTINGS}
-    print(f"\nsaturation (flits/terminal/cycle), buf {args.buf}, vcs {args.vcs}, {len(rows)} runs, "
+    print(f"\nsaturation (flits/terminal/cycle), {title}, vcs {args.vcs}, {len(rows)} runs, "
           f"{time.process_time() - start:.0f} s CPU")
     print("| routing | uniform | worst-case |")
     print("| --- | --- | --- |")
@@ -120,7 +147,7 @@ def main() -> None:
     checks = [
         ("uniform: valiant <= 0.6 x minimal", uni["valiant"] <= 0.6 * uni["minimal"]),
         ("uniform: ugal-l >= 0.9 x minimal", uni["ugal-l"] >= 0.9 * uni["minimal"]),
-        ("worst-case: minimal <= 1.1 / (A P) = 0.1375", wc["minimal"] <= 1.1 / 8),
+        (f"worst-case: minimal <= 1.1 / (A P) = {1.1 / (a * p):.4f}", wc["minimal"] <= 1.1 / (a * p)),
         ("worst-case: valiant >= 3 x minimal", wc["valiant"] >= 3 * wc["minimal"]),
         ("worst-case: ugal-l >= 3 x minimal", wc["ugal-l"] >= 3 * wc["minimal"]),
         ("ugal-g >= ugal-l (both)", uni["ugal-g"] >= uni["ugal-l"] and wc["ugal-g"] >= wc["ugal-l"]),

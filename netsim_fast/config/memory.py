@@ -127,7 +127,8 @@ def estimated_mib(cfg) -> float:
         total += n * n * (2 + max(1, -(-ports // 8)))  # distances (int16) and next-port masks
     if cfg.engine == "flit":
         lanes = n * ports * cfg.vcs
-        ring = max(cfg.t_link + cfg.t_crossbar, cfg.credit_delay) + 2
+        longest = max(cfg.local_latency or cfg.t_link, cfg.global_latency or cfg.t_link)
+        ring = fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay, longest - cfg.t_link)
         per_lane = fs.IN_LANE.itemsize + fs.OUT_LANE.itemsize + 8 * cfg.buf + fs.OL_SLOT.itemsize * cfg.out_buf \
             + 4 * ring + (16 if cfg.check_invariants else 0)
         total += lanes * per_lane + n * (fs.NODE.itemsize * cfg.concentration + ports * (fs.PORT.itemsize + 16 * ring))

@@ -47,6 +47,10 @@ class RouterFields:
     inject_vcs: tuple[int, ...] | None = None
     vc_realloc: str = "auto"
     vc_alloc: str = "age"
+    # dragonfly: cycles a flit (and a credit) takes on a link inside a group / between groups,
+    # BookSim2's channel latency (flit/wires.py); None: --t-link (booksim router: 10 and 100)
+    local_latency: int | None = None
+    global_latency: int | None = None
 
 
 # -- routing -------------------------------------------------------------------------------
@@ -106,7 +110,8 @@ BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adap
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
                      "credit_delay", "headers_per_cycle", "eject_rate", "inject_vcs", "packet_flits",
-                     "packet_bytes", "flit_bytes", "check_invariants", "sync", "vc_alloc", "vc_realloc")
+                     "packet_bytes", "flit_bytes", "check_invariants", "sync", "vc_alloc", "vc_realloc",
+                     "local_latency", "global_latency")
 
 
 def needs_datelines(cfg: TopologyFields) -> bool:
@@ -162,6 +167,7 @@ def _validate_engine(cfg: RouterFields) -> None:
         _set(cfg, "credit_delay", 0 if cfg.router == "booksim" else 1)
     for option in ("t_link", "t_routing", "t_crossbar", "credit_delay")[: 4 if cfg.router != "booksim" else 3]:
         _require_int(option, getattr(cfg, option), 1, 1000, " cycles")
+    _validate_link_latencies(cfg)
     ours = cfg.routing in NONMIN_ROUTINGS and cfg.topology == "dragonfly"
     if ours and cfg.router == "booksim":
         raise bad("routing", cfg.routing, "on the dragonfly runs on --router lanes or iq (the booksim router runs "
@@ -192,6 +198,25 @@ def _validate_engine(cfg: RouterFields) -> None:
         problem = _first_hop_problem(cfg, set(cfg.inject_vcs), escape, datelines)
         if problem:
             raise bad("inject-vcs", cfg.inject_vcs, problem)
+
+
+MAX_LINK_LATENCY = 100_000  # cycles; the event rings hold one slot per cycle of the longest
+
+
+def _validate_link_latencies(cfg: RouterFields) -> None:
+    """``--local-latency``, ``--global-latency``: a dragonfly's link classes (flit/wires.py), at
+    least ``--t-link`` on the lanes and iq routers (the link is busy that long per flit)."""
+    for option, where in (("local_latency", "inside a group"), ("global_latency", "between groups")):
+        value = getattr(cfg, option)
+        if value is None:
+            continue
+        if cfg.topology != "dragonfly":
+            raise bad(option, value, f"applies to --topology dragonfly only (the cycles a flit takes on a link "
+                                     f"{where}); on --topology {cfg.topology} every link takes --t-link")
+        _require_int(option, value, 1, MAX_LINK_LATENCY, " cycles")
+        if cfg.router != "booksim" and value < cfg.t_link:
+            raise bad(option, value, f"must be >= --t-link {cfg.t_link}: it counts the cycles a flit takes on a "
+                                     f"link {where}, of which the link is busy --t-link")
 
 
 def _first_hop_problem(cfg: RouterFields, allowed: set, escape: int, datelines: bool) -> str | None:

@@ -8,7 +8,7 @@
   routing (``waiting``, ``unrouted``);
 - the event rings (``schedule_flit``, ``schedule_credit``): a flit or a credit in flight is
   written into ``s.ev_flit`` / ``s.ev_credit`` at the ring slot of its arrival cycle, where
-  stage 1 (flit/traverse.py) takes it;
+  stage 1 (flit/traverse.py) takes it; ``later_slot`` adds a long wire's extra cycles;
 - connections (``connect`` in VC allocation, ``release_connection`` when the tail leaves): an
   input lane bound to an output lane/VC (``inl.out``, ``outl.owner``), listed in the router's
   ``s.conn_list``; ``port_bit`` marks the output ports whose change may free a waiting header
@@ -90,6 +90,13 @@ def schedule_credit(ev_credit, ev_credit_n, target, slot):
         return  # local input lane: the node sees its lanes directly
     ev_credit[slot, ev_credit_n[slot]] = target
     ev_credit_n[slot] += 1
+
+
+@njit(**KERNEL_JIT)
+def later_slot(slot, extra, ring):
+    """The ring slot ``extra`` (< ring) cycles after ``slot``: a long wire's flit or credit."""
+    slot += extra
+    return slot - ring if slot >= ring else slot
 
 
 @njit(**KERNEL_JIT)

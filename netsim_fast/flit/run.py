@@ -46,11 +46,13 @@ class FlitRun:
 
 
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
-                 sync: str = "none", class_vcs: int = 0) -> fs.FlitParams:
+                 sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
+    """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
     from netsim_fast.routing import CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS
 
     nonmin = cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim"
     mask = (1 << cfg.vcs) - 1
+    wire_max = 0 if wire is None else int(wire.max())
     if cfg.inject_vcs is not None:
         mask = sum(1 << vc for vc in cfg.inject_vcs)
     return fs.FlitParams(
@@ -63,9 +65,9 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
-        ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay), n_total=n_total,
+        ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay, wire_max), n_total=n_total,
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
-        group_routers=int(topo.params["group_routers"]) if nonmin else 0,
+        group_routers=int(topo.params["group_routers"]) if nonmin else 0, wire_max=wire_max,
     )
 
 
@@ -154,14 +156,17 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     n_total = 0 if packets is None else int(len(packets.src))
     phased = packets is not None and packets.phase is not None
     route_mask, class_vcs = routing_table(cfg, topo, table)
+    from netsim_fast.flit.wires import link_wires
+
+    wire = None if cfg.router == "booksim" else link_wires(cfg, topo)
     params = build_params(cfg, topo, stop_mode=stop_mode, win_start=win_start, win_end=win_end, n_total=n_total,
-                          class_vcs=class_vcs,
+                          class_vcs=class_vcs, wire=wire,
                           sync=(cfg.sync if sync is None else sync) if phased else "none")
     from netsim_fast.workloads.injection import mean_packet_flits
 
     expected = int(topo.n_terminals * cfg.rate / mean_packet_flits(cfg) * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
-                         route_mask=route_mask)
+                         route_mask=route_mask, wire=wire)
     traffic, retired = None, None
     if packets is not None:
         state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase,

@@ -105,6 +105,9 @@ OUT_LANE = np.dtype([
     ("link", i4),      # index of that port in FlitState.port: node * P + port (constant)
     ("node", i4),      # router of this output lane/VC (constant)
     ("vc", i4),        # its VC (constant)
+    ("wire", i4),      # cycles the link from this port takes beyond t_link, flits and the credits
+                       # coming back alike (--local-latency, --global-latency; constant; fills the
+                       # record's padding, so the record stays 48 bytes)
     ("last", i8),      # last cycle the front advanced (watchdog)
 ], align=True)
 
@@ -189,6 +192,8 @@ class FlitParams(NamedTuple):
     conc: int = 1         # terminals per router (--concentration): terminal t on router t // conc,
                           # at local port n_ports - conc + t % conc
     group_routers: int = 0  # dragonfly routers per group (valiant, ugal-l, ugal-g), else 0
+    wire_max: int = 0     # largest OUT_LANE.wire; 0: every link takes t_link (the per-flit paths skip
+                          # reading the wire then)
 
 
 class FlitState(NamedTuple):
@@ -230,13 +235,15 @@ class FlitState(NamedTuple):
                               # minimal), beside PACKET; empty for the other routings
 
 
-def ring_size(t_link: int, t_crossbar: int, credit_delay: int) -> int:
-    """Slots of the event rings: more than the longest delay of any event."""
-    return max(t_link + t_crossbar, credit_delay) + 2
+def ring_size(t_link: int, t_crossbar: int, credit_delay: int, wire_max: int = 0) -> int:
+    """Slots of the event rings: more than the longest delay of any event (a wire's extra
+    cycles delay flits and credits alike)."""
+    return max(t_link + t_crossbar, credit_delay) + wire_max + 2
 
 
-def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mask=None) -> FlitState:
-    """Allocate an idle network with empty buffers and full credits."""
+def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mask=None, wire=None) -> FlitState:
+    """Allocate an idle network with empty buffers and full credits; ``wire``: int[N, P] extra
+    cycles of the link leaving each port (None: none)."""
     from netsim_fast.routing import candidate_rows
 
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
@@ -263,6 +270,8 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     outl["link"] = lane // v
     outl["node"] = lane_node
     outl["vc"] = vc
+    if wire is not None:
+        outl["wire"] = np.asarray(wire, np.int64).reshape(-1)[lane // v]
     node = _records(terms, NODE)
     node["src_head"] = NONE
     node["src_tail"] = NONE

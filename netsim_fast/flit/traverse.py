@@ -21,8 +21,8 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import (
-    flit_packet, is_head, is_tail, pop_input, port_bit, push_input, release_connection, schedule_credit,
-    schedule_flit,
+    flit_packet, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
+    schedule_credit, schedule_flit,
 )
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 
@@ -67,7 +67,8 @@ def link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt
                 lane.last = t
                 lane.credits -= 1
                 flit = ol_buf[out, pos].flit
-                schedule_flit(ev_flit, ev_flit_n, lane.down, flit, arrival_slot)
+                slot = arrival_slot if p.wire_max == 0 else later_slot(arrival_slot, lane.wire, p.ring)
+                schedule_flit(ev_flit, ev_flit_n, lane.down, flit, slot)
                 ports[link].queued -= 1
                 ports[link].link_free = t + p.t_link
                 ports[link].link_flits += 1
@@ -107,7 +108,9 @@ def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit,
         outl[out].len += 1
         ports[outl[out].link].queued += 1
         inl[lane].ready = t + p.t_crossbar
-        schedule_credit(ev_credit, ev_credit_n, inl[lane].up, credit_slot)
+        up = inl[lane].up
+        slot = credit_slot if p.wire_max == 0 or up == NONE else later_slot(credit_slot, outl[up].wire, p.ring)
+        schedule_credit(ev_credit, ev_credit_n, up, slot)
         if is_tail(flit):
             release_connection(inl, outl, nodes, conn_list, lane, node, out)
             k -= 1  # the list's last connection moved into this position
@@ -147,13 +150,17 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_ou
             if out != NONE and outl[out].port == op:
                 lane = (first + ip) * v + req_vc[ip]
                 flit = pop_input(inl, in_buf, lane, t)
-                schedule_credit(ev_credit, ev_credit_n, inl[lane].up, credit_slot)
+                up = inl[lane].up
+                slot = credit_slot if p.wire_max == 0 or up == NONE else later_slot(credit_slot, outl[up].wire,
+                                                                                     p.ring)
+                schedule_credit(ev_credit, ev_credit_n, up, slot)
                 nodes[node].flits -= 1
                 if op >= first_local:  # reaches the terminal after the crossbar delay (delivered then)
                     ev_eject[eject_slot, ev_eject_n[eject_slot]] = flit
                     ev_eject_n[eject_slot] += 1
                 else:
-                    schedule_flit(ev_flit, ev_flit_n, outl[out].down, flit, arrival_slot)
+                    slot = arrival_slot if p.wire_max == 0 else later_slot(arrival_slot, outl[out].wire, p.ring)
+                    schedule_flit(ev_flit, ev_flit_n, outl[out].down, flit, slot)
                     outl[out].credits -= 1
                     ports[first + op].link_free = t + p.t_link
                     ports[first + op].link_flits += 1

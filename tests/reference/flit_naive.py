@@ -11,7 +11,7 @@ Interface::
 
     simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8,
                    out_buf=2, t_link=1, t_routing=1, t_crossbar=1, credit_delay=1,
-                   headers_per_cycle=1, eject_rate=1, inject_vcs=None,
+                   headers_per_cycle=1, eject_rate=1, inject_vcs=None, wire=None,
                    pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles) -> dict
 
 returns int64 arrays ``injected``, ``head_delivered``, ``tail_delivered``, ``hops`` (indexed by
@@ -169,7 +169,7 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0):
+                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None):
         assert router in ("lanes", "iq"), router
         assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
@@ -204,6 +204,9 @@ class NaiveFlitSim:
         self.T = self.N * self.C
         self.nbr = topo.nbr.tolist()
         self.nip = topo.nbr_in_port.tolist()
+        # Link latency ("Links"): the link leaving (r, p) takes T_link + wire[r][p] cycles, and
+        # credits coming back over it wire[r][p] cycles more than credit_delay.
+        self.wire = [[0] * self.P for _ in range(self.N)] if wire is None else np.asarray(wire).tolist()
         # Network output ports that have a link.
         self.net_ports = [[p for p in range(self.FL) if self.nbr[r][p] >= 0] for r in range(self.N)]
 
@@ -287,7 +290,7 @@ class NaiveFlitSim:
         if p >= self.FL:
             return  # the node reads the lane's occupancy directly
         up, up_port = self.nbr[r][p], self.nip[r][p]
-        self.credit_events[t + self.Cd].append((up, up_port, v))
+        self.credit_events[t + self.Cd + self.wire[up][up_port]].append((up, up_port, v))
         self.credits_on_way[up][up_port][v] += 1
 
     def _send_on_link(self, r: int, p: int, v: int, pkt: int, idx: int, t: int, arrive: int) -> None:
@@ -296,7 +299,7 @@ class NaiveFlitSim:
         self.credits[r][p][v] -= 1
         self.link_free[r][p] = t + self.Tl
         down, down_port = self.nbr[r][p], self.nip[r][p]
-        self.flit_events[arrive].append((down, down_port, v, pkt, idx, r, p))
+        self.flit_events[arrive + self.wire[r][p]].append((down, down_port, v, pkt, idx, r, p))
         self.flits_on_link[r][p][v] += 1
         # CHOICE (iq): the traversal is counted at the grant, while the flit is still in the
         # crossbar; it matters only for runs cut by max_cycles.
@@ -636,8 +639,8 @@ class NaiveFlitSim:
 
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
-                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, pkt_src, pkt_dst,
-                   pkt_len, pkt_release, max_cycles) -> dict:
+                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, wire=None,
+                   pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
     Parameters
@@ -656,6 +659,9 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
         E, flits per cycle a node takes from its router.
     inject_vcs : list of int or None
         VCs allowed for the first hop (None = all).
+    wire : array_like of int, shape (n_routers, n_ports), or None
+        Cycles the link leaving each port takes beyond ``t_link`` (flits) and beyond
+        ``credit_delay`` (credits coming back over it); None: 0 everywhere.
     source_queue : int
         Packets a node's source queue holds (stage 2); a packet released into a full queue is
         dropped, ``injected`` -2. 0 = unbounded.
@@ -674,5 +680,6 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(t_link), int(t_routing), int(t_crossbar), int(credit_delay),
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
-                       np.asarray(pkt_release), vc_realloc, vc_alloc, table, source_queue=int(source_queue))
+                       np.asarray(pkt_release), vc_realloc, vc_alloc, table, source_queue=int(source_queue),
+                       wire=wire)
     return sim.run(int(max_cycles))

@@ -47,10 +47,13 @@ def booksim_params(cfg, topo) -> bs.BkParams:
 
 
 def dragonfly_latencies(cfg, topo) -> tuple[int, int]:
-    """(local, global) channel latencies of a dragonfly: BookSim2's dragonflynew compiles in
-    ``DRAGON_LATENCY`` (dragonfly.cpp: 10 cycles on a channel inside a group, 100 between groups,
-    credits alike); ``--no-use-noc-latency`` makes them 1, as on a mesh."""
-    return (10, 100) if cfg.use_noc_latency else (1, 1)
+    """(local, global) channel latencies of a dragonfly: ``--local-latency``, ``--global-latency``
+    when given, else what BookSim2's dragonflynew compiles in (``DRAGON_LATENCY``, dragonfly.cpp:
+    10 cycles on a channel inside a group, 100 between groups, credits alike; BookSim2 has no key
+    for them); ``--no-use-noc-latency`` makes the defaults 1, as on a mesh."""
+    local, far = (10, 100) if cfg.use_noc_latency else (1, 1)
+    return (local if cfg.local_latency is None else cfg.local_latency,
+            far if cfg.global_latency is None else cfg.global_latency)
 
 
 class BooksimDriver:
@@ -58,11 +61,12 @@ class BooksimDriver:
         self.bp = booksim_params(cfg, topo)
         self.b = bs.new_bk_state(params, self.bp, cfg.seed)
         if topo.kind == "dragonfly":  # local ports 0 .. A-2, then the H global ports
-            local, far = dragonfly_latencies(cfg, topo)
-            a, h = int(topo.params["group_routers"]), int(topo.params["global_links"])
+            from netsim_fast.flit.wires import dragonfly_latency_table
+
             lat = self.b.lat.reshape(topo.n_nodes, topo.n_ports)
-            lat[:, : a - 1] = local
-            lat[:, a - 1: a - 1 + h] = far
+            table = dragonfly_latency_table(topo, *dragonfly_latencies(cfg, topo))
+            links = table > 0  # the terminals' channels keep theirs
+            lat[links] = table[links]
 
     def advance(self, state, params, topo_arrays, t_end) -> int:
         from netsim_fast.flit.booksim.kernel import advance
