@@ -176,14 +176,15 @@ def test_the_lists_hold_what_the_issue_scopes():
                 "stats_out", "sim_power", "power_output_file", "tech_file", "channel_width", "viewer_trace",
                 "deadlock_warn_timeout"):
         assert key in bf.IGNORED, key
-    for key in ("x", "y", "yr", "read_request_size", "write_fraction", "class_priority",
-                "vct", "private_bufs", "fail_seed"):
+    for key in ("x", "y", "yr", "read_request_size", "write_fraction", "read_reply_begin_vc"):
+        assert key in bf.SUPPORTED, key  # flatfly's floor plan; request-reply keys, inert at use_read_write = 0
+    for key in ("class_priority", "vct", "private_bufs", "fail_seed"):
         assert key in bf.REJECTED, key
 
 
 def test_classify_keeps_the_order_and_rejects_unknown_keys():
-    keys = ["k", "watch_out", "x", "k", "no_such_key", "num_vcs", "stats_out"]
-    assert bf.classify(keys) == (["k", "num_vcs"], ["watch_out", "stats_out"], ["x", "no_such_key"])
+    keys = ["k", "watch_out", "vct", "k", "no_such_key", "num_vcs", "stats_out"]
+    assert bf.classify(keys) == (["k", "num_vcs"], ["watch_out", "stats_out"], ["vct", "no_such_key"])
 
 
 def test_defaults_are_booksims():
@@ -248,11 +249,27 @@ def test_example_dragonfly_maps_to_the_dragonfly_with_p_terminals_per_router():
     assert "n = 1" in error(bf.to_config_fields, {**parsed, "n": 2})
 
 
-def test_example_flatfly_names_every_refused_key_in_one_line():
-    message = error(bf.to_config_fields, read_case("example_flatfly.cfg"))
-    for key in ("x", "y", "yr", "read_request_size", "write_reply_size", "read_request_begin_vc", "write_request_end_vc"):
-        assert key in message
-    assert "request-reply traffic" in message and "cmesh and flatfly" in message
+def test_example_flatfly_maps_onto_the_flatfly_with_ran_min():
+    out = bf.to_config_fields(read_case("example_flatfly.cfg"))
+    assert (out["topology"], out["k"], out["n"], out["concentration"], out["routing"]) == ("flatfly", 4, 2, 4, "ran_min")
+    assert (out["vcs"], out["buf"], out["pattern"], out["use_noc_latency"]) == (8, 4, "uniform-self", True)
+
+
+@pytest.mark.parametrize("override, words", [
+    ({"c": "2"}, "c = xr * yr"),
+    ({"x": "2", "y": "2"}, "x = y = k only"),
+    ({"n": "3"}, "for n = 2"),
+    ({"traffic": "transpose"}, "only uniform"),
+    ({"routing_function": "xyyx"}, "choose one of ran_min"),
+    ({"use_read_write": "1"}, "use_read_write"),
+])
+def test_example_flatfly_refusals(override, words):
+    assert words in error(bf.to_config_fields, bf.merge(read_case("example_flatfly.cfg"), override))
+
+
+def test_flatfly_any_floor_plan_without_noc_latency():
+    out = bf.to_config_fields(bf.merge(read_case("example_flatfly.cfg"), {"n": "3", "use_noc_latency": "0"}))
+    assert (out["n"], out["use_noc_latency"]) == (3, False)
 
 
 def test_buffers():
@@ -303,7 +320,7 @@ def test_routing_follows_the_topology():
 
 
 @pytest.mark.parametrize("text, words", [
-    ("c = 4;", "c=4: nodes per router: only 1"),
+    ("c = 4;", "one node per router (it reads no c); only 1"),
     ("classes = 2;", "traffic classes: only 1"),
     ("subnets = 2;", "physical subnetworks: only 1"),
     ("router = event;", "only iq"),

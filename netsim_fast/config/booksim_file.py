@@ -156,6 +156,7 @@ _ROUTINGS = {  # BookSim2 registers routing functions per topology (limited_adap
     "torus": ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt", "valiant", "valiant_ni"),
     "anynet": ("min",),
     "dragonflynew": ("min",),  # min_dragonflynew; ugal_dragonflynew is not there yet
+    "flatfly": ("ran_min",),  # ran_min_flatfly; its xyyx, valiant and ugal functions are not there yet
 }
 _PATTERNS = {"uniform": "uniform-self", **{p: p for p in ("transpose", "bitcomp", "bitrev", "shuffle", "tornado",
                                                             "neighbor", "randperm", "diagonal", "asymmetric", "taper64")}}
@@ -285,12 +286,39 @@ def _network(r: _Reader, out: dict) -> str:
         if r.number("n") != 1:
             raise r.fail("n", "dragonflynew takes n = 1 (a = 2p routers per group); BookSim2 exits for n > 1")
         out.update(topology="dragonfly", group_routers=2 * p, global_links=p, concentration=p)
+    elif topology == "flatfly":
+        _flatfly(r, out)
     else:
+        if r.number("c") != 1:
+            raise r.fail("c", f"BookSim2's {topology} has one node per router (it reads no c); only 1")
         out.update(topology=topology, k=r.number("k", low=2), n=r.number("n", low=1))
+    if topology != "flatfly" and r.number("xr") != 1:
+        raise r.fail("xr", "nodes per router along x, read by tornado and neighbor: only 1 off a flatfly")
     if r.values["routing_function"] == "none":
         raise r.fail("routing_function", f"BookSim2 has no default routing; choose one of {', '.join(_ROUTINGS[topology])}")
     out["routing"] = r.choice("routing_function", _ROUTINGS[topology], f"on a {topology}, ")
     return topology
+
+
+def _flatfly(r: _Reader, out: dict) -> None:
+    """``flatfly`` (flatfly_onchip.cpp): k^n routers of c terminals. BookSim2 asserts c = xr * yr,
+    xr = yr and x = y; its channel latencies (use_noc_latency) come from a floor plan of x by y
+    routers, which matches the router grid only when n = 2 and x = k (the only plan netsim-fast
+    draws). It numbers terminals over that floor plan rather than router by router, which moves
+    a permutation's destinations: only uniform traffic is mapped."""
+    k, n, c = r.number("k", low=2), r.number("n", low=1), r.number("c", low=1)
+    xr, yr, x, y = (r.number(key, low=1) for key in ("xr", "yr", "x", "y"))
+    if xr != yr or c != xr * yr:
+        raise r.fail("c", f"BookSim2's flatfly needs c = xr * yr with xr = yr (here c = {c}, xr = {xr}, yr = {yr})")
+    if x != y:
+        raise r.fail("x", f"BookSim2's flatfly needs x = y (here {x} and {y})")
+    if r.number("use_noc_latency") and (n != 2 or x != k):
+        raise r.fail("x", f"the floor plan of channel latencies is drawn here for n = 2 and x = y = k only (here n = "
+                          f"{n}, x = {x}, k = {k}); set use_noc_latency = 0 for 1-cycle channels")
+    if r.one("traffic") != "uniform":
+        raise r.fail("traffic", "on a flatfly only uniform: BookSim2 numbers the terminals over its floor plan, not "
+                                "router by router, so a permutation would send elsewhere")
+    out.update(topology="flatfly", k=k, n=n, concentration=c)
 
 
 def _router(r: _Reader, out: dict, topology: str) -> None:

@@ -14,15 +14,15 @@ from __future__ import annotations
 # list; "is": an integer that may also be a list or a word), BookSim2's default ("" an empty word),
 # list (S supported, S= supported at its default only, I ignored, R rejected) and the reason.
 _TABLE = """
-topology                  s  torus      S  mesh, torus, dragonflynew, or anynet (the router graph of network_file)
-k                         i  8          S  routers per dimension of a mesh or torus; dragonflynew: p terminals per router
-n                         i  2          S  dimensions of a mesh or torus; dragonflynew: only 1
-c                         i  1          S= nodes per router: only 1
+topology                  s  torus      S  mesh, torus, dragonflynew, flatfly, or anynet (the router graph of network_file)
+k                         i  8          S  routers per dimension of a mesh, torus or flatfly; dragonflynew: p terminals per router
+n                         i  2          S  dimensions of a mesh, torus or flatfly; dragonflynew: only 1
+c                         i  1          S  nodes per router of a flatfly (= xr * yr); 1 on a mesh or torus
 routing_function          s  none       S  the routing, by BookSim2's name for that topology
 network_file              s  ""         S  anynet's router graph
 subnets                   i  1          S= physical subnetworks: only 1
 use_noc_latency           i  1          S  torus links of 2 cycles (1) or 1 (0)
-xr                        i  1          S= nodes per router along x, read by tornado and neighbor: only 1
+xr                        i  1          S  flatfly: nodes per router along x (= yr); tornado and neighbor: only 1
 link_failures             i  0          S= failed links: only 0
 router                    s  iq         S= router model: only iq (BookSim2's input-queued router)
 routing_delay             i  1          S  route-computation cycles (0: lookahead routing)
@@ -94,8 +94,8 @@ channel_sweep             i  0          I  channel-width sweep of the power esti
 channel_file              s  ""         I  declared by BookSim2, read by no code
 output_delay              i  0          I  declared by BookSim2, read by no code
 in_ports,out_ports        i  5          I  declared by BookSim2, read by no code
-x,y                       i  8          R  routers along x and y of cmesh and flatfly
-yr                        i  1          R  nodes per router along y of cmesh and flatfly
+x,y                       i  8          S  flatfly: routers along x and y of its floor plan (= k with use_noc_latency)
+yr                        i  1          S  flatfly: nodes per router along y (= xr)
 fail_seed                 is 0          R  seed of the link failures
 vct                       i  0          R  virtual cut-through of the event router
 private_bufs,max_held_slots i -1 R shared-buffer policies
@@ -109,17 +109,17 @@ burst_r1                  f  -1.0       S  on_off: packets per cycle while on (n
 batch_size                i  1000       S  batch mode: packets per node (--batch)
 batch_count               i  1          S= batches per run: only 1 (--seeds repeats a batch)
 max_outstanding_requests  i  0          S= batch mode's closed loop: only 0 (no limit)
-write_fraction            fs 0.5        R  request-reply traffic
-read_request_begin_vc     i  0          R  request-reply traffic
-read_request_end_vc       i  5          R  request-reply traffic
-write_request_begin_vc    i  2          R  request-reply traffic
-write_request_end_vc      i  7          R  request-reply traffic
-read_reply_begin_vc       i  8          R  request-reply traffic
-read_reply_end_vc         i  13         R  request-reply traffic
-write_reply_begin_vc      i  10         R  request-reply traffic
-write_reply_end_vc        i  15         R  request-reply traffic
-read_request_subnet,read_reply_subnet,write_request_subnet,write_reply_subnet i 0 R request-reply traffic
-read_request_size,read_reply_size,write_request_size,write_reply_size is 1 R request-reply traffic
+write_fraction            fs 0.5        S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+read_request_begin_vc     i  0          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+read_request_end_vc       i  5          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+write_request_begin_vc    i  2          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+write_request_end_vc      i  7          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+read_reply_begin_vc       i  8          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+read_reply_end_vc         i  13         S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+write_reply_begin_vc      i  10         S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+write_reply_end_vc        i  15         S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+read_request_subnet,read_reply_subnet,write_request_subnet,write_reply_subnet i 0 S= request-reply subnets: only 0 (one subnet)
+read_request_size,read_reply_size,write_request_size,write_reply_size is 1 S request-reply traffic: no effect while use_read_write = 0, the only value supported
 """
 # Not BookSim2 options, listed so that every key of its example files is published: two that its
 # runfiles still set (BookSim2 stops on them) and the keys of its power technology file.

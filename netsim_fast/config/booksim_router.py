@@ -88,9 +88,11 @@ def validate_booksim(cfg) -> None:
             raise bad(name.replace("_", "-"), getattr(cfg, name), f"applies to --router lanes and iq, not booksim ({why})")
     if cfg.topology == "dragonfly":
         _validate_booksim_dragonfly(cfg)
+    elif cfg.topology == "flatfly":
+        _validate_booksim_flatfly(cfg)
     elif cfg.topology not in ("mesh", "torus"):
-        raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus) and its "
-                                            "dragonflynew (dragonfly)")
+        raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus), its "
+                                            "dragonflynew (dragonfly) and its flatfly (flatfly)")
     if cfg.topology == "torus" and 2 in cfg.dims:
         raise bad("dims", ",".join(map(str, cfg.dims)),
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
@@ -185,10 +187,35 @@ def _validate_booksim_dragonfly(cfg) -> None:
         raise bad("noq", "on", "on a dragonfly not supported (noq slices the VCs by dimension-order ports)")
 
 
+def _validate_booksim_flatfly(cfg) -> None:
+    """BookSim2's ``flatfly`` (flatfly_onchip.cpp) with ``ran_min``. Its channel latencies come from
+    a floor plan that BookSim2 draws for two dimensions of k routers, each a square tile of
+    ``xr`` x ``xr`` terminals (c = xr^2); with ``use_noc_latency = 0`` every channel takes 1 cycle
+    and any n and c run."""
+    from netsim_fast.flit.booksim.driver import flatfly_side
+
+    if cfg.routing != "ran_min":
+        raise bad("routing", cfg.routing, "on a flatfly the booksim router runs BookSim2's ran_min (ran_min_flatfly, "
+                                          "dimension order; its xyyx, valiant and ugal are not there yet)")
+    if cfg.noq:
+        raise bad("noq", "on", "on a flatfly not supported (noq slices the VCs by dimension-order ports)")
+    if not cfg.use_noc_latency:
+        return
+    if cfg.n != 2:
+        raise bad("n", cfg.n, "BookSim2 lays a flatfly out on a plane only for n = 2; pass --no-use-noc-latency "
+                              "(every channel 1 cycle) for other n")
+    side = flatfly_side(cfg.concentration)
+    if not 1 <= side <= 3:
+        raise bad("concentration", cfg.concentration, "a flatfly router's terminals form a square tile (c = xr * xr) "
+                                                       "in BookSim2's floor plan: allowed 1, 4 or 9 (larger tiles "
+                                                       "lengthen its terminal channels, not modelled), or pass "
+                                                       "--no-use-noc-latency")
+
+
 def _validate_booksim_routing(cfg) -> None:
     """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
-    if cfg.topology == "dragonfly":
-        return  # _validate_booksim_dragonfly
+    if cfg.topology in ("dragonfly", "flatfly"):
+        return  # _validate_booksim_dragonfly, _validate_booksim_flatfly
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS

@@ -29,7 +29,7 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     sa, sa_iters, sa_arb = parse_allocator(cfg.sw_allocator)
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
-    longest = max(dragonfly_latencies(cfg, topo)) if topo.kind == "dragonfly" else link
+    longest = int(channel_latencies(cfg, topo).max()) if topo.kind in ("dragonfly", "flatfly") else link
     x = cfg.st_prepare_delay + cfg.st_final_delay
     return bs.BkParams(routing_delay=cfg.routing_delay, va_delay=cfg.vc_alloc_delay, sa_delay=cfg.sw_alloc_delay,
                        xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
@@ -43,7 +43,8 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority],
                        routing=ROUTINGS.get(cfg.routing, 0),
-                       df_a=int(topo.params.get("group_routers", 0)), df_h=int(topo.params.get("global_links", 0)))
+                       df_a=int(topo.params.get("group_routers", topo.params.get("k", 0))),
+                       df_h=int(topo.params.get("global_links", 0)))
 
 
 def dragonfly_latencies(cfg, topo) -> tuple[int, int]:
@@ -56,17 +57,48 @@ def dragonfly_latencies(cfg, topo) -> tuple[int, int]:
             far if cfg.global_latency is None else cfg.global_latency)
 
 
+def flatfly_side(conc: int) -> int:
+    """Terminals along each side of a flattened-butterfly router's square tile (BookSim2's
+    ``xr = yr``, with ``c = xr * yr``)."""
+    side = int(round(conc ** 0.5))
+    return side if side * side == conc else 0
+
+
+def channel_latencies(cfg, topo) -> np.ndarray:
+    """int64[N, P]: the latency of the channel leaving each router port (and of its credits),
+    for the topologies whose BookSim2 network sets them one by one:
+
+    - dragonflynew: ``dragonfly_latencies`` on the A - 1 local ports, then the H global ports;
+    - flatfly (flatfly_onchip.cpp, with use_noc_latency): routers on a k x k floor plan (n = 2),
+      each a square tile of ``xr`` x ``xr`` terminals, so a channel is as long as the tiles it
+      spans: ``xr * (|dx| + |dy|)`` cycles. Its terminal channels stay at 1 cycle, as BookSim2's
+      are for ``xr <= 3`` (config/booksim_router.py refuses larger tiles).
+    """
+    lat = np.ones((topo.n_nodes, topo.n_ports), np.int64)
+    if topo.kind == "dragonfly":
+        from netsim_fast.flit.wires import dragonfly_latency_table
+
+        table = dragonfly_latency_table(topo, *dragonfly_latencies(cfg, topo))
+        links = table > 0  # the terminals' channels keep 1 cycle
+        lat[links] = table[links]
+    elif topo.kind == "flatfly" and cfg.use_noc_latency:
+        k, side = int(topo.params["k"]), flatfly_side(cfg.concentration)
+        nbr = topo.arrays.nbr
+        for port in range(nbr.shape[1]):
+            other = nbr[:, port]
+            used = other >= 0
+            mine = np.arange(topo.n_nodes)[used]
+            span = np.abs(mine % k - other[used] % k) + np.abs(mine // k - other[used] // k)
+            lat[used, port] = side * span
+    return lat
+
+
 class BooksimDriver:
     def __init__(self, cfg, topo, params):
         self.bp = booksim_params(cfg, topo)
         self.b = bs.new_bk_state(params, self.bp, cfg.seed)
-        if topo.kind == "dragonfly":  # local ports 0 .. A-2, then the H global ports
-            from netsim_fast.flit.wires import dragonfly_latency_table
-
-            lat = self.b.lat.reshape(topo.n_nodes, topo.n_ports)
-            table = dragonfly_latency_table(topo, *dragonfly_latencies(cfg, topo))
-            links = table > 0  # the terminals' channels keep theirs
-            lat[links] = table[links]
+        if topo.kind in ("dragonfly", "flatfly"):
+            self.b.lat[:] = channel_latencies(cfg, topo).reshape(-1)
 
     def advance(self, state, params, topo_arrays, t_end) -> int:
         from netsim_fast.flit.booksim.kernel import advance

@@ -30,10 +30,11 @@ from netsim_fast.flit.booksim.routing import coin, dim_order
 R_DIM_ORDER, R_DIM_ORDER_NI, R_DIM_ORDER_PNI, R_XY_YX, R_ADAPTIVE_XY_YX = 0, 1, 2, 3, 4
 R_MIN_ADAPT, R_PLANAR_ADAPT, R_ROMM, R_ROMM_NI, R_VALIANT, R_DIM_ORDER_BAL = 5, 6, 7, 8, 9, 10
 R_DRAGONFLY_MIN = 11  # BookSim2's min_dragonflynew (dragonfly.cpp), on --topology dragonfly
+R_FLATFLY_MIN = 12  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp's min_flatfly), on --topology flatfly
 ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
             "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
             "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
-            "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN}
+            "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN, "ran_min": R_FLATFLY_MIN}
 
 
 @njit(**KERNEL_JIT)
@@ -270,15 +271,38 @@ def dragonfly_min(node, dst, in_port, ph, n_ports, conc, a, h, out):
 
 
 @njit(**KERNEL_JIT)
+def flatfly_min(node, dst, n_ports, conc, k, v, out):
+    """BookSim2's ``ran_min_flatfly`` (its ``min_flatfly``; deterministic despite the name) on
+    netsim-fast's flattened butterfly: the lowest dimension whose coordinate differs from the
+    destination router's, to the router with the destination's coordinate (port
+    ``d*(k-1) + rank``, ``rank`` its coordinate among the other ``k - 1``, ascending, as BookSim2
+    numbers them); at the destination router the terminal's port. Every VC, at every hop."""
+    drouter = dst // conc
+    out[1], out[2], out[3], out[4], out[5], out[6] = 0, v - 1, 0, 0, -1, -1
+    if drouter == node:
+        out[0] = n_ports - conc + dst % conc
+        return
+    a, b, d = node, drouter, 0
+    while a % k == b % k:
+        a, b, d = a // k, b // k, d + 1
+    own, other = a % k, b % k
+    out[0] = d * (k - 1) + (other - 1 if other > own else other)
+
+
+@njit(**KERNEL_JIT)
 def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
                     n_ports, conc, v, rng, out, df_a, df_h):
     """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
     routing function sees routers (the terminals' routers, the first local port as the only
     one), and the destination router's exit becomes the destination terminal's own local port
     ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself. On a
-    dragonfly (``df_a`` routers per group, ``df_h`` global links each): ``dragonfly_min``."""
+    dragonfly (``df_a`` routers per group, ``df_h`` global links each): ``dragonfly_min``; on a
+    flattened butterfly (``df_a`` = k routers per dimension): ``flatfly_min``."""
     if fn == R_DRAGONFLY_MIN:
         dragonfly_min(node, dst, in_port, ph, n_ports, conc, df_a, df_h, out)
+        return
+    if fn == R_FLATFLY_MIN:
+        flatfly_min(node, dst, n_ports, conc, df_a, v, out)
         return
     if conc == 1:
         route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph, n_ports, v,
