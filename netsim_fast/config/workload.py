@@ -21,7 +21,7 @@ from netsim_fast.config._helpers import set_field as _set
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
                      "sample_period", "source_queue", "injection", "burst_length", "duty_cycle", "packet_sizes",
-                     "packet_mix", "batch", "fixed_points", "measurement", "sim_type", "warmup_periods", "max_samples",
+                     "packet_mix", "batch", "fixed_points", "classes", "class_mix", "class_priority", "measurement", "sim_type", "warmup_periods", "max_samples",
                      "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres")
 SYNCS = ("none", "local", "global")
 
@@ -46,6 +46,9 @@ class WorkloadFields:
     packet_mix: tuple[float, ...] | None = None  # ... and its weights (default equal)
     batch: int | None = None  # open loop: every node sends this many packets, run to completion
     fixed_points: str = "idle"  # permutations: a node mapped to itself is idle, or sends to itself (BookSim2)
+    classes: int = 1  # open loop: traffic classes (workloads/classes.py)
+    class_mix: tuple[float, ...] | None = None  # ... the share of packets of each class (default equal)
+    class_priority: tuple[int, ...] | None = None  # ... each class's priority, higher first (default all 0)
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
@@ -126,6 +129,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
     _validate_sizes_and_injection(cfg)
     _validate_fixed_points(cfg)
     _validate_batch(cfg)
+    _validate_classes(cfg)
     if not 0 <= cfg.hotspot_fraction <= 1:
         raise bad("hotspot-fraction", cfg.hotspot_fraction, "must be in [0, 1]")
     if cfg.pattern != "hotspot":  # a normalised Config carries the defaults back: 0.1 and (0,)
@@ -178,6 +182,36 @@ def _validate_sizes_and_injection(cfg: WorkloadFields) -> None:
     except ValueError as exc:
         raise bad("injection", "onoff", f"--rate {cfg.rate} with --burst-length {cfg.burst_length} and "
                   f"--duty-cycle {cfg.duty_cycle}: {exc}") from None
+
+
+MAX_CLASSES = 16
+
+
+def _validate_classes(cfg: WorkloadFields) -> None:
+    """``--classes K`` with its ``--class-mix`` (shares of packets) and ``--class-priority``."""
+    _require_int("classes", cfg.classes, 1, MAX_CLASSES, " traffic classes")
+    k = cfg.classes
+    if cfg.class_mix is not None:
+        mix = _parse_float_list("class_mix", cfg.class_mix)
+        if len(mix) != k or min(mix) < 0 or sum(mix) <= 0:
+            raise bad("class-mix", cfg.class_mix, f"expected {k} weights >= 0 (one per class of --classes {k}), not all 0")
+        _set(cfg, "class_mix", mix)
+    if cfg.class_priority is not None:
+        pri = parse_int_list("class_priority", cfg.class_priority)
+        if len(pri) != k or min(pri) < 0 or max(pri) >= 1 << 30:
+            raise bad("class-priority", cfg.class_priority,
+                      f"expected {k} integers in [0, 2^30) (one per class of --classes {k}; higher goes first)")
+        _set(cfg, "class_priority", pri)
+    if k == 1:  # one class: the defaults, so that a normalised Config compares equal
+        _set(cfg, "class_mix", None)
+        _set(cfg, "class_priority", None)
+        return
+    if cfg.batch is not None:
+        raise bad("classes", k, "with --batch is not supported yet (a batch counts packets per node, not per class)")
+    if cfg.class_mix is None:
+        _set(cfg, "class_mix", (1.0,) * k)
+    if cfg.class_priority is None:
+        _set(cfg, "class_priority", (0,) * k)
 
 
 def _validate_fixed_points(cfg: WorkloadFields) -> None:

@@ -3,7 +3,8 @@ lanes/VCs.
 
 ``allocate_vcs`` visits a router's routed waiting headers (``inl.route_done`` reached), oldest
 packet first (``--vc-alloc age``, by ``inl.age``) or round-robin (``node.rr_va``), sorted in
-the scratch ``s.va_lane``; it retries a header only when one of its candidate ports
+the scratch ``s.va_lane``; with several traffic classes the higher-priority headers first, each
+priority in that order; it retries a header only when one of its candidate ports
 (``inl.cand``) changed since its last attempt (``node.dirty``, set by the stages that free an
 output lane, VC or credit) or when it is new (``node.va_wake``). ``choose_output`` picks the
 free output lane/VC (``s.outl``: owner, fill, credits) among the routing function's rows; on
@@ -16,7 +17,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
-from netsim_fast.flit.flits import connect, flit_packet
+from netsim_fast.flit.flits import connect, flit_packet, flit_priority
 from netsim_fast.flit.route import candidate_rows
 from netsim_fast.flit.state import (
     C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_NO_ROUTE, ERR_OK, NONE, ROUTER_LANES, VC_ALLOC_AGE, VC_ALLOC_RR,
@@ -107,9 +108,24 @@ def choose_output(outl, rows, n_rows, node, n_ports, n_vcs, buf, out_buf, lanes_
     return NONE
 
 
+@njit(**KERNEL_JIT)
+def _priority_first(inl, in_buf, va_lane, n, cls, class_pri):
+    """Stable insertion sort of the requesting lanes by their packet's class priority, highest
+    first: a free output VC goes to a high-priority header before any lower one, whatever its
+    age (strict priority, as BookSim2's ``priority = class``); equals keep their order."""
+    for i in range(1, n):
+        lane = va_lane[i]
+        pri = flit_priority(cls, class_pri, in_buf[lane, inl[lane].head])
+        k = i - 1
+        while k >= 0 and flit_priority(cls, class_pri, in_buf[va_lane[k], inl[va_lane[k]].head]) < pri:
+            va_lane[k + 1] = va_lane[k]
+            k -= 1
+        va_lane[k + 1] = lane
+
+
 @njit(**KERNEL_INLINE)
-def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, conn_list, rows, va_lane, cnt, radix, wrap, coord, dim_port,
-                 route_mask, p, t, node):
+def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
+                 coord, dim_port, route_mask, p, t, node):
     """Stage 7 (b) at one router: routed headers request output VCs, oldest packet first (or
     round-robin). Returns an error code."""
     n_ports, v = p.n_ports, p.n_vcs
@@ -158,6 +174,8 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, conn_list, rows, va_lane, 
             va_lane[k + 1] = lane
     if p.vc_alloc == VC_ALLOC_RR and n > 1:  # age order already puts the oldest packets first
         _starving_first(inl, va_lane, n, t - starvation_guard(p.deadlock_cycles))
+    if p.classes > 1 and n > 1:
+        _priority_first(inl, in_buf, va_lane, n, cls, class_pri)
     for i in range(n):
         lane = va_lane[i]
         pkt = flit_packet(in_buf[lane, inl[lane].head])

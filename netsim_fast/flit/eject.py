@@ -19,7 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
-from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit
+from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit, top_ready_lane
 from netsim_fast.flit.state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_PKT, C_FLITS_OUT, C_GLOBAL_PHASE, C_LAST_DELIVERY, C_WIN_FLITS_OUT,
     C_WIN_OPEN, ERR_OK, ERR_ORDER, NONE, SYNC_NONE,
@@ -73,7 +73,8 @@ def complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt,
 @njit(**KERNEL_STAGE_JIT)
 def eject_lanes(s, p, t, w):
     """Stage 3: each terminal takes up to E ready flits from its local port's output lanes,
-    round-robin (``rr_eject`` is the terminal's pointer)."""
+    round-robin (``rr_eject`` is the terminal's pointer; the highest priority first with several
+    classes)."""
     outl, ol_buf, ports, nodes, pkts = s.outl, s.ol_buf, s.port, s.node, s.pkt
     ts_accepted, cnt = s.ts_accepted, s.cnt
     recv_need, recv_got, phase_need, phase_got = s.recv_need, s.recv_got, s.phase_need, s.phase_got
@@ -88,14 +89,17 @@ def eject_lanes(s, p, t, w):
         for _ in range(p.eject_rate):
             vc = nodes[term].rr_eject
             served = NONE
-            for _j in range(v):
-                out = base + vc
-                if outl[out].len > 0 and (p.t_crossbar == 1 or ol_buf[out, outl[out].head].ready <= t):
-                    served = vc
-                    break
-                vc += 1
-                if vc == v:
-                    vc = 0
+            if p.classes > 1:  # the highest priority, round-robin among equals
+                served = top_ready_lane(outl, ol_buf, s.cls, s.class_pri, base, vc, v, t, False)
+            else:
+                for _j in range(v):
+                    out = base + vc
+                    if outl[out].len > 0 and (p.t_crossbar == 1 or ol_buf[out, outl[out].head].ready <= t):
+                        served = vc
+                        break
+                    vc += 1
+                    if vc == v:
+                        vc = 0
             if served == NONE:
                 break
             out = base + served

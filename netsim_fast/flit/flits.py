@@ -50,6 +50,30 @@ def is_tail(flit):
 
 
 @njit(**KERNEL_JIT)
+def flit_priority(cls, class_pri, flit):
+    """Priority of a flit's packet: its class's (--class-priority); only read with classes > 1."""
+    return class_pri[cls[flit >> 32]]
+
+
+@njit(**KERNEL_JIT)
+def top_ready_lane(outl, ol_buf, cls, class_pri, base, vc, v, t, need_credit):
+    """Of the ``v`` output lanes ``base + 0 .. v-1`` visited round-robin from ``vc``, the first
+    whose front flit is ready (and, ``need_credit``, holds a credit) with the highest class
+    priority; NONE if none is ready. The arbiter of a port with several traffic classes."""
+    best, best_pri = NONE, -1
+    for _j in range(v):
+        lane = outl[base + vc]
+        if lane.len > 0 and (lane.credits > 0 or not need_credit) and ol_buf[base + vc, lane.head].ready <= t:
+            pri = flit_priority(cls, class_pri, ol_buf[base + vc, lane.head].flit)
+            if pri > best_pri:
+                best, best_pri = vc, pri
+        vc += 1
+        if vc == v:
+            vc = 0
+    return best
+
+
+@njit(**KERNEL_JIT)
 def port_bit(port):
     """Bit of a port in the candidate and dirty masks (ports 63 and above share bit 63)."""
     return np.int64(1) << min(port, 63)

@@ -149,28 +149,30 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
     ev_eject, ev_eject_n, req_vc, req_out = s.ev_eject, s.ev_eject_n, s.req_vc, s.req_out
     ts_link, ts_injected, va_lane, route_mask, mid = s.ts_link, s.ts_injected, s.va_lane, s.route_mask, s.mid
+    cls, class_pri, class_level, q_last = s.cls, s.class_pri, s.class_level, s.q_last
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
     for node in range(p.n_nodes):
         if nodes[node].flits > 0:
             if lanes_router:
-                link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
+                link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
                           arrival_slot, node)
                 crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t,
                               credit_slot, node)
             else:
-                switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_out, ev_flit,
+                switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out, ev_flit,
                             ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
                             arrival_slot, credit_slot, eject_slot, node)
         if nodes[node].waiting > 0:
             route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, radix, wrap, coord,
                           dim_port, topo.nbr, route_mask, p, t, node)
-            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, conn_list, rows, va_lane, cnt, radix, wrap,
+            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
                                coord, dim_port, route_mask, p, t, node)
             if err != ERR_OK:
                 return err
         for term in range(node * p.conc, node * p.conc + p.conc):
-            inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node, term)
+            inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p, t, w,
+                        node, term)
     return ERR_OK
 
 

@@ -52,6 +52,38 @@ def latency_summary(created, injected, delivered, hops) -> dict:
 # counts on the side its tail (or head) fell, while ``accepted_load`` counts flits.
 
 
+def per_class(pk: dict, cfg, in_window, delivered, win_start: int, win_end: int, n: int,
+              cycles_run: bool) -> list | None:
+    """``per_class`` of ``run --json`` with several traffic classes: for each class its priority,
+    packets created in the window and delivered, offered and accepted load (flits per terminal per
+    cycle; accepted counts the packets whose tail arrived in the window), and the latency figures
+    of its window packets. A class saturates by the run's rule (accepted below 0.95 x offered, or
+    window packets not delivered) and then has null latencies, as the run's; a high class that
+    drained keeps its figures when the run as a whole saturated (the low class absorbed it)."""
+    if "class" not in pk:
+        return None
+    length = max(win_end - win_start, 1)
+    tail_in_window = delivered & (pk["tail_arrival_cycle"] >= win_start) & (pk["tail_arrival_cycle"] < win_end)
+    out = []
+    for c in range(cfg.classes):
+        mine = pk["class"] == c
+        window = in_window & mine
+        measured = window & delivered
+        lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
+                              pk["tail_arrival_cycle"][measured], pk["hops"][measured])
+        lat.pop("latency_histogram")
+        offered = float(pk["size_flits"][window].sum()) / (n * length)
+        accepted = float(pk["size_flits"][tail_in_window & mine].sum()) / (n * length)
+        drained = bool(np.all(delivered[window]))
+        class_saturated = (not drained and not cycles_run) or accepted < SATURATION_RATIO * offered
+        if class_saturated:
+            lat.update({key: None for key in LATENCY_WHEN_SATURATED if key in lat})
+        out.append({"class": c, "priority": int(cfg.class_priority[c]), "packets": int(window.sum()),
+                    "packets_delivered": int(measured.sum()), "offered_load": offered, "accepted_load": accepted,
+                    "saturated": bool(class_saturated), **{k: _nullable(v) for k, v in lat.items()}})
+    return out
+
+
 def watchdog_keys(run) -> dict:
     """What the deadlock watchdog found (flit/deadlock.py): the knot of a deadlock, and the
     longest wait and starved channels of waits that were not one."""
@@ -120,6 +152,8 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         "error": None,
         "packets": int(in_window.sum()),
         "packets_delivered": int(measured.sum()),
+        **({"per_class": classes} if (classes := per_class(pk, cfg, in_window, delivered, win_start, win_end, n,
+                                                            cfg.cycles is not None)) else {}),
         "flit_hops": flit_hops,
         "link_utilization_mean": float(util[real_links].mean()),
         "link_utilization_max": float(util[real_links].max()),

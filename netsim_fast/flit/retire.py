@@ -32,11 +32,19 @@ COLUMNS = {"src": "src", "dst": "dst", "size_flits": "len", "created_cycle": "re
 RETIRED_BYTES = sum(fs.PACKET.fields[field][0].itemsize for field in COLUMNS.values())  # per delivered packet
 
 
+def _columns(state, end: int) -> dict:
+    """Columns of packet records ``[0, end)`` not dropped; ``class`` too with several classes."""
+    pkt = state.pkt[:end]
+    kept = pkt["injected"] != fs.DROPPED
+    out = {name: np.ascontiguousarray(pkt[field][kept]) for name, field in COLUMNS.items()}
+    if state.cls.shape[0]:
+        out["class"] = np.ascontiguousarray(state.cls[:end][kept])
+    return out
+
+
 def live_table(state) -> dict:
     """Columns of the packets released so far and not dropped, from the live array."""
-    pkt = state.pkt[: int(state.cnt[fs.C_NEXT_RELEASE])]
-    kept = pkt["injected"] != fs.DROPPED
-    return {name: np.ascontiguousarray(pkt[field][kept]) for name, field in COLUMNS.items()}
+    return _columns(state, int(state.cnt[fs.C_NEXT_RELEASE]))
 
 
 class RetiredPackets:
@@ -63,9 +71,7 @@ class RetiredPackets:
             prefix = min(prefix, upto)
         if prefix < self.retire_at // 2:
             return 0
-        done = pkt[:prefix]
-        kept = done["injected"] != fs.DROPPED
-        self.chunks.append({name: np.ascontiguousarray(done[field][kept]) for name, field in COLUMNS.items()})
+        self.chunks.append(_columns(state, prefix))
         self.count += prefix
         _renumber(state, prefix)
         return prefix
@@ -78,7 +84,7 @@ class RetiredPackets:
         little more memory than the table itself, and keeps the result for the next call."""
         if self.joined is None:
             live, joined = live_table(state), {}
-            for name in COLUMNS:
+            for name in list(live):
                 joined[name] = np.concatenate([c.pop(name) for c in self.chunks] + [live.pop(name)])
             self.chunks, self.joined = [], joined
         return self.joined
@@ -90,15 +96,17 @@ def _renumber(state, shift: int) -> None:
     n = int(cnt[fs.C_NPKT])
     pkt[: n - shift] = pkt[shift:n]
     pkt[n - shift: n] = fs.new_packets(shift)  # fresh records for the slots appended next
-    if state.mid.shape[0]:  # intermediate groups (valiant, ugal-*) move with their packets
-        state.mid[: n - shift] = state.mid[shift:n]
-        state.mid[n - shift: n] = fs.NONE
+    for side, fill in ((state.mid, fs.NONE), (state.cls, 0)):  # intermediate groups, classes
+        if side.shape[0]:  # move with their packets
+            side[: n - shift] = side[shift:n]
+            side[n - shift: n] = fill
     live = pkt[: n - shift]
     nxt = live["next"]
     live["next"] = np.where(nxt != fs.NONE, nxt - shift, fs.NONE)
     for field in ("src_head", "src_tail"):
         ids = state.node[field]
         state.node[field] = np.where(ids != fs.NONE, ids - shift, fs.NONE)
+    state.q_last[:] = np.where(state.q_last != fs.NONE, state.q_last - shift, fs.NONE)
     bound = state.inj["pkt"]
     state.inj["pkt"] = np.where(bound != fs.NONE, bound - shift, fs.NONE)
     # Buffered flits: slots outside a ring's occupied span hold stale flits that are never read;

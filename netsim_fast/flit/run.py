@@ -67,7 +67,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay, wire_max), n_total=n_total,
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
-        group_routers=int(topo.params["group_routers"]) if nonmin else 0, wire_max=wire_max,
+        group_routers=int(topo.params["group_routers"]) if nonmin else 0, wire_max=wire_max, classes=cfg.classes,
     )
 
 
@@ -102,6 +102,14 @@ def intermediate_groups(cfg, topo, params, src, chunk: int):
     rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0x7A11A, chunk]))
     pick = rng.integers(0, groups - 1, size=own.shape[0])
     return (pick + (pick >= own)).astype(np.int32)
+
+
+def class_priorities(cfg) -> tuple[int, ...]:
+    """The priority of each class the routers honour: ``--class-priority``; on the booksim
+    router only under ``--priority class`` (BookSim2 ignores class_priority otherwise)."""
+    if cfg.router == "booksim" and cfg.priority != "class":
+        return (0,) * cfg.classes
+    return cfg.class_priority
 
 
 def atomic_vc_mask(cfg) -> int:
@@ -167,10 +175,13 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     expected = int(topo.n_terminals * cfg.rate / mean_packet_flits(cfg) * BATCH_CYCLES * 2) + 1024
     state = fs.new_state(topo, params, packet_capacity=max(n_total, expected), windows=BATCH_CYCLES // cfg.window + 2,
                          route_mask=route_mask, wire=wire)
+    if cfg.classes > 1:
+        state = fs.set_classes(state, class_priorities(cfg))
     traffic, retired = None, None
     if packets is not None:
         state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase,
-                                  mid=intermediate_groups(cfg, topo, params, packets.src, 0))
+                                  mid=intermediate_groups(cfg, topo, params, packets.src, 0),
+                                  cls=packets.cls if cfg.classes > 1 else None)
         if phased:
             state = fs.set_phases(state, topo.n_terminals, packets.dst, packets.phase)
     else:
@@ -204,12 +215,14 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                 if check is not None:
                     t_end = min(t_end, check.next_check)
             if traffic is not None:
+                from netsim_fast.workloads.classes import packet_classes
                 from netsim_fast.workloads.synthetic import CHUNK_CYCLES
 
                 while next_chunk * CHUNK_CYCLES < t_end:
                     src, dst, length, rel = traffic.chunk(next_chunk)
                     state = fs.append_packets(state, src, dst, length, rel,
-                                              mid=intermediate_groups(cfg, topo, params, src, next_chunk))
+                                              mid=intermediate_groups(cfg, topo, params, src, next_chunk),
+                                              cls=packet_classes(cfg, next_chunk, src.size))
                     next_chunk += 1
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
             err = advance(state, params, topo.arrays, t_end)

@@ -5,10 +5,15 @@
   ``node.src_tail``, ``pkt.next``) and counts them in ``cnt[C_QUEUED]``, ``node.queued`` and,
   inside the measurement window, ``cnt[C_WIN_OPEN]``. Under ``--source-queue Q`` a packet
   whose queue already holds Q packets is dropped instead (``pkt.injected = DROPPED``, counted
-  in ``cnt[C_DROPPED]``): a backlogged source, so a run past saturation keeps bounded state;
+  in ``cnt[C_DROPPED]``): a backlogged source, so a run past saturation keeps bounded state.
+  With several traffic classes the queue is kept in priority order instead, first in first out
+  within a priority: a packet is linked in behind the last queued packet of its own or a higher
+  priority (``s.q_last``, one per priority level), so a high-priority packet overtakes the
+  low-priority backlog of its source (docs/flit-engine.md, "Traffic classes");
 - ``inject_node`` binds the queue's head packet to the lowest free local lane (``s.inj``) once
   its ``--sync`` phase is open, and writes one flit per cycle into the router's local input
-  lanes (``s.inl``, ``s.in_buf``), round-robin over the bound packets (``node.rr_inject``);
+  lanes (``s.inl``, ``s.in_buf``), round-robin over the bound packets (``node.rr_inject``;
+  with several classes the highest-priority bound packet with room, round-robin among equals);
   it counts ``cnt[C_FLITS_IN]`` and the series ``s.ts_injected``.
 """
 
@@ -42,11 +47,14 @@ def release(s, p, t):
             k += 1
             continue
         nodes[node].queued += 1
-        if nodes[node].src_tail == NONE:
+        if p.classes > 1:
+            _link_by_priority(nodes, pkts, s.q_last, s.class_level[s.cls[k]], node, k)
+        elif nodes[node].src_tail == NONE:
             nodes[node].src_head = k
+            nodes[node].src_tail = k
         else:
             pkts[nodes[node].src_tail].next = k
-        nodes[node].src_tail = k
+            nodes[node].src_tail = k
         cnt[C_QUEUED] += 1
         if in_window:
             cnt[C_WIN_OPEN] += 1
@@ -55,7 +63,43 @@ def release(s, p, t):
 
 
 @njit(**KERNEL_INLINE)
-def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node, term):
+def _link_by_priority(nodes, pkts, q_last, level, term, k):
+    """Link packet ``k`` of priority ``level`` into ``term``'s source queue behind the last
+    queued packet of its level or a higher one (lower level number), else at the head."""
+    pred = NONE
+    for lv in range(level, -1, -1):
+        if q_last[term, lv] != NONE:
+            pred = q_last[term, lv]
+            break
+    if pred == NONE:
+        pkts[k].next = nodes[term].src_head
+        nodes[term].src_head = k
+    else:
+        pkts[k].next = pkts[pred].next
+        pkts[pred].next = k
+    if pkts[k].next == NONE:
+        nodes[term].src_tail = k
+    q_last[term, level] = k
+
+
+@njit(**KERNEL_INLINE)
+def pop_source(nodes, pkts, q_last, cls, class_level, classes, term):
+    """Take the head packet off ``term``'s source queue (it is bound for injection)."""
+    head = nodes[term].src_head
+    nodes[term].queued -= 1
+    nxt = pkts[head].next
+    nodes[term].src_head = nxt
+    if nxt == NONE:
+        nodes[term].src_tail = NONE
+    if classes > 1:
+        level = class_level[cls[head]]
+        if q_last[term, level] == head:
+            q_last[term, level] = NONE
+
+
+@njit(**KERNEL_INLINE)
+def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p, t, w,
+                node, term):
     """Stage 8 at terminal ``term`` of router ``node``: bind the queue's head packet to the
     lowest free lane of the terminal's local port, then write one flit."""
     v = p.n_vcs
@@ -72,14 +116,22 @@ def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, p, t, w, node, 
                 inj[term, vc].pkt = head
                 inj[term, vc].sent = 0
                 nodes[term].bound += 1
-                nodes[term].queued -= 1
-                nxt = pkts[head].next
-                nodes[term].src_head = nxt
-                if nxt == NONE:
-                    nodes[term].src_tail = NONE
+                pop_source(nodes, pkts, q_last, cls, class_level, p.classes, term)
                 break
     base = (node * p.n_ports + p.n_ports - p.conc + term - node * p.conc) * v
     vc = nodes[term].rr_inject
+    if p.classes > 1:  # the highest-priority bound packet with room, round-robin among equals
+        best, best_pri = NONE, -1
+        for _j in range(v):
+            pkt = inj[term, vc].pkt
+            if pkt != NONE and inl[base + vc].len < p.buf and class_pri[cls[pkt]] > best_pri:
+                best, best_pri = vc, class_pri[cls[pkt]]
+            vc += 1
+            if vc == v:
+                vc = 0
+        if best == NONE:
+            return
+        vc = best
     for _j in range(v):
         pkt = inj[term, vc].pkt
         lane = base + vc

@@ -194,6 +194,8 @@ class FlitParams(NamedTuple):
     group_routers: int = 0  # dragonfly routers per group (valiant, ugal-l, ugal-g), else 0
     wire_max: int = 0     # largest OUT_LANE.wire; 0: every link takes t_link (the per-flit paths skip
                           # reading the wire then)
+    classes: int = 1      # traffic classes (--classes); 1: no priorities anywhere, the arrays
+                          # below are empty and every stage runs its one-class code
 
 
 class FlitState(NamedTuple):
@@ -233,6 +235,11 @@ class FlitState(NamedTuple):
     scratch: np.ndarray       # int64[2, L] debug scratch: flits and credits in flight per lane
     mid: np.ndarray           # int32[cap] intermediate group of each packet (valiant, ugal-*; NONE:
                               # minimal), beside PACKET; empty for the other routings
+    cls: np.ndarray           # int32[cap] traffic class of each packet, beside PACKET; empty for one class
+    class_pri: np.ndarray     # int64[K] priority of each class (higher first; --class-priority)
+    class_level: np.ndarray   # int32[K] its rank among the distinct priorities (0: highest)
+    q_last: np.ndarray        # int32[T, K] last packet of each priority level in each source queue
+                              # (NONE: none), where a newly released packet is linked in (flit/source.py)
 
 
 def ring_size(t_link: int, t_crossbar: int, credit_delay: int, wire_max: int = 0) -> int:
@@ -307,7 +314,20 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         va_lane=np.zeros(ports * v, i4),
         scratch=np.zeros((2, lanes if p.debug else 0), i8),
         mid=np.full(packet_capacity if p.group_routers else 0, NONE, i4),
+        cls=np.zeros(packet_capacity if p.classes > 1 else 0, i4),
+        class_pri=np.zeros(p.classes, i8),
+        class_level=np.zeros(p.classes, i4),
+        q_last=np.full((terms, p.classes) if p.classes > 1 else (0, 1), NONE, i4),
     )
+
+
+def set_classes(state: FlitState, priorities) -> FlitState:
+    """The classes' priorities (``--class-priority``) and their levels, for a multi-class run."""
+    from netsim_fast.workloads.classes import priority_levels
+
+    state.class_pri[:] = priorities
+    state.class_level[:] = priority_levels(priorities)
+    return state
 
 
 def _records(shape, dtype) -> np.ndarray:
@@ -334,11 +354,13 @@ def ensure_packet_capacity(state: FlitState, needed: int) -> FlitState:
         return state
     grown = new_packets(max(needed, 2 * cap, 1024))
     grown[:cap] = state.pkt
-    if state.mid.shape[0] == 0:
-        return state._replace(pkt=grown)
-    mid = np.full(grown.shape[0], NONE, i4)
-    mid[: state.mid.shape[0]] = state.mid
-    return state._replace(pkt=grown, mid=mid)
+    side = {}  # the per-packet arrays beside PACKET grow with it
+    for name, fill in (("mid", NONE), ("cls", 0)):
+        old = getattr(state, name)
+        if old.shape[0]:
+            side[name] = np.full(grown.shape[0], fill, i4)
+            side[name][: old.shape[0]] = old
+    return state._replace(pkt=grown, **side)
 
 
 def ensure_window_capacity(state: FlitState, windows: int) -> FlitState:
@@ -375,9 +397,9 @@ def set_phases(state: FlitState, n_nodes: int, dst, phase) -> FlitState:
     return state
 
 
-def append_packets(state: FlitState, src, dst, length, release, phase=None, mid=None) -> FlitState:
+def append_packets(state: FlitState, src, dst, length, release, phase=None, mid=None, cls=None) -> FlitState:
     """Add packets (released at or after the current cycle, in non-decreasing release order);
-    ``mid``: their intermediate groups (valiant, ugal-*)."""
+    ``mid``: their intermediate groups (valiant, ugal-*); ``cls``: their traffic classes."""
     count = int(len(src))
     if count == 0:
         return state
@@ -391,5 +413,7 @@ def append_packets(state: FlitState, src, dst, length, release, phase=None, mid=
     new["phase"] = 0 if phase is None else phase
     if mid is not None:
         state.mid[start: start + count] = mid
+    if cls is not None:
+        state.cls[start: start + count] = cls
     state.cnt[C_NPKT] = start + count
     return state

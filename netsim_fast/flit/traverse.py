@@ -5,11 +5,13 @@
   join their input lanes (``s.inl``, ``s.in_buf``), credits of ``s.ev_credit`` increment their
   output lane's counter (``s.outl.credits``);
 - ``link_node`` (stage 4, ``lanes``) sends one ready flit per free link from the output lanes
-  (``s.outl``, ``s.ol_buf``, ``s.port``) into ``s.ev_flit``;
+  (``s.outl``, ``s.ol_buf``, ``s.port``) into ``s.ev_flit``, round-robin (with several traffic
+  classes: the highest-priority ready flit, round-robin among equals);
 - ``crossbar_node`` (stage 5, ``lanes``) moves flits of connected input lanes into their
   output lanes and returns a credit upstream (``s.ev_credit``);
 - ``switch_node`` (``iq``) allocates the switch (``s.req_vc``, ``s.req_out``) and sends the
-  granted flits straight onto the links (``s.ev_flit``) or towards the node (``s.ev_eject``).
+  granted flits straight onto the links (``s.ev_flit``) or towards the node (``s.ev_eject``);
+  both of its arbiters pick the highest-priority request first with several traffic classes.
 
 A tail leaving an input lane releases its connection (flit/flits.py). The ``*_node`` stages
 run at one router and are inlined into ``router_stages`` (flit/kernel.py).
@@ -21,8 +23,8 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import (
-    flit_packet, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
-    schedule_credit, schedule_flit,
+    flit_packet, flit_priority, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
+    schedule_credit, schedule_flit, top_ready_lane,
 )
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 
@@ -45,14 +47,19 @@ def arrivals(s, p, t, slot):
 
 
 @njit(**KERNEL_INLINE)
-def link_node(outl, ol_buf, ports, nodes, pkts, ev_flit, ev_flit_n, ts_link, cnt, p, t, w, arrival_slot, node):
+def link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
+              arrival_slot, node):
     """Stage 4 at one router: every free link sends the front flit of one output lane
-    (round-robin) that holds a credit."""
+    (round-robin; the highest priority first with several classes) that holds a credit."""
     v, n_ports, depth = p.n_vcs, p.n_ports, p.out_buf
     for link in range(node * n_ports, node * n_ports + n_ports - p.conc):  # the network ports
         if ports[link].queued == 0 or ports[link].link_free > t:
             continue
         vc = ports[link].rr_link
+        if p.classes > 1:  # start the round-robin scan below at the highest-priority ready lane
+            vc = top_ready_lane(outl, ol_buf, cls, class_pri, link * v, vc, v, t, True)
+            if vc == NONE:
+                continue
         for _j in range(v):
             out = link * v + vc
             lane = outl[out]
@@ -117,65 +124,94 @@ def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit,
 
 
 @njit(**KERNEL_INLINE)
-def switch_node(inl, in_buf, outl, ports, nodes, pkts, conn_list, req_vc, req_out, ev_flit, ev_flit_n,
-                ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w, arrival_slot,
+def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out, ev_flit,
+                ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w, arrival_slot,
                 credit_slot, eject_slot, node):
-    """Separable input-first switch allocation and traversal at one router (iq: stages 3-5)."""
+    """Separable input-first switch allocation and traversal at one router (iq: stages 3-5).
+    With several classes each arbiter takes the highest-priority request, round-robin among
+    equals (a request's priority: its front flit's class)."""
     v, n_ports = p.n_vcs, p.n_ports
     first_local = n_ports - p.conc  # local ports: first_local .. n_ports - 1
     first = node * n_ports
+    multi = p.classes > 1
     # (i) each input port picks one lane, round-robin
     for ip in range(n_ports):
         req_out[ip] = NONE
         base = (first + ip) * v
         vc = ports[first + ip].rr_sa_in
+        best_pri = -1
         for _j in range(v):
             lane = base + vc
             out = inl[lane].out
             if out != NONE and inl[lane].len > 0 and inl[lane].ready <= t:
                 op = outl[out].port
                 if op >= first_local or (outl[out].credits > 0 and ports[first + op].link_free <= t):
-                    req_vc[ip] = vc
-                    req_out[ip] = out
-                    break
+                    if not multi:
+                        req_vc[ip] = vc
+                        req_out[ip] = out
+                        break
+                    pri = flit_priority(cls, class_pri, in_buf[lane, inl[lane].head])
+                    if pri > best_pri:
+                        best_pri = pri
+                        req_vc[ip] = vc
+                        req_out[ip] = out
             vc += 1
             if vc == v:
                 vc = 0
-    # (ii) each output port grants requests round-robin over input ports
+    # (ii) each output port grants requests round-robin over input ports (with several classes
+    # the highest-priority request first), up to its capacity, one grant at a time
     for op in range(n_ports):
         capacity = p.eject_rate if op >= first_local else 1
-        ip = ports[first + op].rr_sa_out
-        for _j in range(n_ports):
+        while capacity > 0:
+            ip = _next_request(in_buf, inl, outl, req_vc, req_out, cls, class_pri, multi, first, op,
+                               ports[first + op].rr_sa_out, v, n_ports)
+            if ip == NONE:
+                break
             out = req_out[ip]
-            if out != NONE and outl[out].port == op:
-                lane = (first + ip) * v + req_vc[ip]
-                flit = pop_input(inl, in_buf, lane, t)
-                up = inl[lane].up
-                slot = credit_slot if p.wire_max == 0 or up == NONE else later_slot(credit_slot, outl[up].wire,
-                                                                                     p.ring)
-                schedule_credit(ev_credit, ev_credit_n, up, slot)
-                nodes[node].flits -= 1
-                if op >= first_local:  # reaches the terminal after the crossbar delay (delivered then)
-                    ev_eject[eject_slot, ev_eject_n[eject_slot]] = flit
-                    ev_eject_n[eject_slot] += 1
-                else:
-                    slot = arrival_slot if p.wire_max == 0 else later_slot(arrival_slot, outl[out].wire, p.ring)
-                    schedule_flit(ev_flit, ev_flit_n, outl[out].down, flit, slot)
-                    outl[out].credits -= 1
-                    ports[first + op].link_free = t + p.t_link
-                    ports[first + op].link_flits += 1
-                    ts_link[w] += 1
-                    cnt[C_FLIT_HOPS] += 1
-                    if is_head(flit):
-                        pkts[flit_packet(flit)].hops += 1
-                if is_tail(flit):
-                    release_connection(inl, outl, nodes, conn_list, lane, node, out)
-                ports[first + ip].rr_sa_in = 0 if req_vc[ip] + 1 == v else req_vc[ip] + 1
-                ports[first + op].rr_sa_out = 0 if ip + 1 == n_ports else ip + 1
-                req_out[ip] = NONE
-                capacity -= 1
-                if capacity == 0:
-                    break
-            ip += 1
-            if ip == n_ports:
-                ip = 0
+            lane = (first + ip) * v + req_vc[ip]
+            flit = pop_input(inl, in_buf, lane, t)
+            up = inl[lane].up
+            slot = credit_slot if p.wire_max == 0 or up == NONE else later_slot(credit_slot, outl[up].wire, p.ring)
+            schedule_credit(ev_credit, ev_credit_n, up, slot)
+            nodes[node].flits -= 1
+            if op >= first_local:  # reaches the terminal after the crossbar delay (delivered then)
+                ev_eject[eject_slot, ev_eject_n[eject_slot]] = flit
+                ev_eject_n[eject_slot] += 1
+            else:
+                slot = arrival_slot if p.wire_max == 0 else later_slot(arrival_slot, outl[out].wire, p.ring)
+                schedule_flit(ev_flit, ev_flit_n, outl[out].down, flit, slot)
+                outl[out].credits -= 1
+                ports[first + op].link_free = t + p.t_link
+                ports[first + op].link_flits += 1
+                ts_link[w] += 1
+                cnt[C_FLIT_HOPS] += 1
+                if is_head(flit):
+                    pkts[flit_packet(flit)].hops += 1
+            if is_tail(flit):
+                release_connection(inl, outl, nodes, conn_list, lane, node, out)
+            ports[first + ip].rr_sa_in = 0 if req_vc[ip] + 1 == v else req_vc[ip] + 1
+            ports[first + op].rr_sa_out = 0 if ip + 1 == n_ports else ip + 1
+            req_out[ip] = NONE
+            capacity -= 1
+
+
+@njit(**KERNEL_INLINE)
+def _next_request(in_buf, inl, outl, req_vc, req_out, cls, class_pri, multi, first, op, ip, v, n_ports):
+    """The input port whose request for output port ``op`` is granted next: the first from
+    ``ip`` on, round-robin, or (``multi``) the first of those with the highest priority; NONE
+    if none requests it. A grant moves the pointer past the granted port, so successive calls
+    visit the requests in the order one round-robin pass would."""
+    best, best_pri = NONE, -1
+    for _j in range(n_ports):
+        out = req_out[ip]
+        if out != NONE and outl[out].port == op:
+            if not multi:
+                return ip
+            lane = (first + ip) * v + req_vc[ip]
+            pri = flit_priority(cls, class_pri, in_buf[lane, inl[lane].head])
+            if pri > best_pri:
+                best, best_pri = ip, pri
+        ip += 1
+        if ip == n_ports:
+            ip = 0
+    return best

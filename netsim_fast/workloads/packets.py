@@ -20,3 +20,4 @@ class FinitePackets:
     length: np.ndarray
     release: np.ndarray
     phase: np.ndarray | None = None  # int32: the algorithm step of each packet (for --sync)
+    cls: np.ndarray | None = None  # int32: the traffic class of each packet (a run with classes > 1)

@@ -169,7 +169,7 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None):
+                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None, priority=None):
         assert router in ("lanes", "iq"), router
         assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
@@ -223,6 +223,9 @@ class NaiveFlitSim:
         if self.vct:
             assert max(self.len, default=0) <= B, "vct needs buf >= packet length"
         self.n_pkts = n
+        # Traffic classes (docs/flit-engine.md, "Traffic classes"): each packet's class priority;
+        # None = one class, every arbiter plain round-robin or age.
+        self.pri = None if priority is None else [int(x) for x in priority]
         self.injected = [-1] * n
         self.head_delivered = [-1] * n
         self.tail_delivered = [-1] * n
@@ -336,7 +339,27 @@ class NaiveFlitSim:
                 self.injected[p] = -2  # dropped: the queue is full; it counts as done
                 self.n_done += 1
                 continue
-            self.srcq[self.src[p]].append(p)
+            q = self.srcq[self.src[p]]
+            if self.pri is None:
+                q.append(p)
+                continue
+            # priority order, first in first out within a priority: behind the last queued
+            # packet whose priority is at least its own
+            at = 0
+            for i, other in enumerate(q):
+                if self.pri[other] >= self.pri[p]:
+                    at = i + 1
+            q.insert(at, p)
+
+    def _first_best(self, candidates):
+        """Of candidates in round-robin order ``(key, packet)``, the first with the highest
+        priority (one class: the first)."""
+        if not candidates:
+            return None
+        if self.pri is None:
+            return candidates[0][0]
+        top = max(self.pri[pkt] for _, pkt in candidates)
+        return next(key for key, pkt in candidates if self.pri[pkt] == top)
 
     # -- stage 3: ejection (lanes) ---------------------------------------------------------
     def _eject(self, t: int) -> None:
@@ -344,13 +367,9 @@ class NaiveFlitSim:
         for term in range(self.T):  # each terminal from its own local port
             r, LP = term // self.C, self.FL + term % self.C
             for _ in range(self.E):
-                served = None
-                for k in range(V):
-                    v = (self.rr_eject[term] + k) % V
-                    q = self.outq[r][LP][v]
-                    if q and q[0][2] <= t:  # front flit ready
-                        served = v
-                        break
+                ready = [(v, q[0][0]) for v in ((self.rr_eject[term] + k) % V for k in range(V))
+                         if (q := self.outq[r][LP][v]) and q[0][2] <= t]  # front flit ready
+                served = self._first_best(ready)
                 if served is None:
                     break
                 # (With E > 1 the pointer may come back to the lane just served: one lane can
@@ -366,14 +385,13 @@ class NaiveFlitSim:
             for p in self.net_ports[r]:
                 if self.link_free[r][p] > t:
                     continue
-                for k in range(V):
-                    v = (self.rr_link[r][p] + k) % V
-                    q = self.outq[r][p][v]
-                    if q and q[0][2] <= t and self.credits[r][p][v] > 0:
-                        pkt, idx, _ = q.popleft()
-                        self._send_on_link(r, p, v, pkt, idx, t, t + self.Tl)
-                        self.rr_link[r][p] = (v + 1) % V
-                        break
+                ready = [(v, q[0][0]) for v in ((self.rr_link[r][p] + k) % V for k in range(V))
+                         if (q := self.outq[r][p][v]) and q[0][2] <= t and self.credits[r][p][v] > 0]
+                v = self._first_best(ready)
+                if v is not None:
+                    pkt, idx, _ = self.outq[r][p][v].popleft()
+                    self._send_on_link(r, p, v, pkt, idx, t, t + self.Tl)
+                    self.rr_link[r][p] = (v + 1) % V
 
     # -- stage 5: crossbar (lanes) ---------------------------------------------------------
     def _crossbar(self, t: int) -> None:
@@ -409,6 +427,7 @@ class NaiveFlitSim:
             # (i) each input port picks one lane, round-robin from its pointer.
             pick = {}  # input port -> VC
             for p in range(P):
+                eligible = []
                 for k in range(V):
                     v = (self.rr_in[r][p] + k) % V
                     c = self.conn[r][p][v]
@@ -416,20 +435,23 @@ class NaiveFlitSim:
                         continue
                     if c.port >= FL or (self.credits[r][c.port][c.vc] > 0
                                         and self.link_free[r][c.port] <= t):
-                        pick[p] = v
-                        break
+                        eligible.append((v, self.inp[r][p][v][0][0]))
+                v = self._first_best(eligible)
+                if v is not None:
+                    pick[p] = v
             # (ii) each output port grants round-robin over the P input ports.
             requests = defaultdict(set)  # output port -> requesting input ports
             for p, v in pick.items():
                 requests[self.conn[r][p][v].port].add(p)
             for q in sorted(requests):
                 limit = self.E if q >= FL else 1
-                granted = 0
-                start = self.rr_out[r][q]
-                for k in range(P):
-                    p = (start + k) % P
-                    if p not in requests[q]:
-                        continue
+                for _ in range(limit):  # one grant at a time, round-robin from the pointer
+                    start = self.rr_out[r][q]
+                    order = [(start + k) % P for k in range(P)]
+                    p = self._first_best([(p, self.inp[r][p][pick[p]][0][0]) for p in order if p in requests[q]])
+                    if p is None:
+                        break
+                    requests[q].discard(p)
                     v = pick[p]
                     c = self.conn[r][p][v]
                     pkt, idx = self.inp[r][p][v].popleft()
@@ -444,9 +466,6 @@ class NaiveFlitSim:
                     # CHOICE (E > 1): the output pointer ends past the last input port granted.
                     self.rr_out[r][q] = (p + 1) % P
                     self.rr_in[r][p] = (v + 1) % V
-                    granted += 1
-                    if granted == limit:
-                        break
 
     # -- stage 7: routing and output-VC allocation -----------------------------------------
     def _waiting(self, r: int, p: int, v: int) -> bool:
@@ -547,6 +566,8 @@ class NaiveFlitSim:
             starving = [i for i in requests if injected(i) < t - self.guard]
             starving.sort(key=injected)  # stable: ties keep their order
             requests = starving + [i for i in requests if i not in starving]
+            if self.pri is not None:  # strict class priority over the order above (stable)
+                requests.sort(key=lambda i: -self.pri[self.inp[r][i // V][i % V][0][0]])
             for i in requests:
                 p, v = divmod(i, V)
                 if self._attempt(r, p, v, t) and self.vc_alloc == "rr":
@@ -565,12 +586,13 @@ class NaiveFlitSim:
                     if bound[v] is None:
                         bound[v] = [self.srcq[term].popleft(), 0]
                         break
-            # CHOICE: round-robin over lanes that have a bound packet AND a free slot.
-            for k in range(V):
-                v = (self.rr_inject[term] + k) % V
+            # CHOICE: round-robin over lanes that have a bound packet AND a free slot (with
+            # classes: the highest priority among them).
+            ready = [(v, bound[v][0]) for v in ((self.rr_inject[term] + k) % V for k in range(V))
+                     if bound[v] is not None and len(self.inp[r][LP][v]) < B]
+            v = self._first_best(ready)
+            if v is not None:
                 b = bound[v]
-                if b is None or len(self.inp[r][LP][v]) >= B:
-                    continue
                 pkt, idx = b
                 self.inp[r][LP][v].append((pkt, idx))
                 if idx == 0:
@@ -580,7 +602,6 @@ class NaiveFlitSim:
                 if b[1] == self.len[pkt]:
                     bound[v] = None
                 self.rr_inject[term] = (v + 1) % V
-                break
 
     # -- invariants ------------------------------------------------------------------------
     def _check(self) -> None:
@@ -640,7 +661,7 @@ class NaiveFlitSim:
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
                    inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, wire=None,
-                   pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles) -> dict:
+                   pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles, pkt_priority=None) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
     Parameters
@@ -669,6 +690,8 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
         Packets in increasing release order (ties by id).
     max_cycles : int
         Hard stop.
+    pkt_priority : array_like of int or None
+        Each packet's class priority (higher first at every arbiter); None: one class.
 
     Returns
     -------
@@ -681,5 +704,5 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
                        np.asarray(pkt_release), vc_realloc, vc_alloc, table, source_queue=int(source_queue),
-                       wire=wire)
+                       wire=wire, priority=pkt_priority)
     return sim.run(int(max_cycles))

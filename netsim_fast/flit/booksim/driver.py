@@ -41,7 +41,8 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        sa_kind=KINDS[sa], sa_iters=sa_iters, sa_arb=ARBITERS[sa_arb],
                        prio_empty=int(cfg.vc_prioritize_empty), hold=int(cfg.hold_switch_for_packet), noq=int(cfg.noq),
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
-                       spec=int(cfg.speculative), priority=bs.PRIORITIES[cfg.priority],
+                       spec=int(cfg.speculative),
+                       priority=bs.PRI_CLASS if cfg.priority == "class" and cfg.classes > 1 else bs.PRIORITIES[cfg.priority],
                        routing=ROUTINGS.get(cfg.routing, 0),
                        df_a=int(topo.params.get("group_routers", topo.params.get("k", 0))),
                        df_h=int(topo.params.get("global_links", 0)))

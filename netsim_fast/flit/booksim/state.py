@@ -31,8 +31,9 @@ NONE = -1
 VC_IDLE, VC_ROUTING, VC_VA, VC_ACTIVE = 0, 1, 2, 3
 # stage queue an input VC waits in
 Q_NONE, Q_ROUTE, Q_VA, Q_SA, Q_HOLD = 0, 1, 2, 3, 4
-# priority schemes (BookSim2's ``priority``; ``class`` with one class is ``none``)
-PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COUNT, PRI_SEQUENCE = range(7)
+# priority schemes (BookSim2's ``priority``; ``class`` with one class is ``none``, with several
+# a flit's priority is its class's, --class-priority: driver.py)
+PRI_NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_LOCAL_AGE, PRI_QUEUE_LENGTH, PRI_HOP_COUNT, PRI_SEQUENCE, PRI_CLASS = range(8)
 PRIORITIES = {"none": PRI_NONE, "class": PRI_NONE, "age": PRI_AGE, "network_age": PRI_NETWORK_AGE,
               "local_age": PRI_LOCAL_AGE, "queue_length": PRI_QUEUE_LENGTH, "hop_count": PRI_HOP_COUNT,
               "sequence": PRI_SEQUENCE}

@@ -9,6 +9,10 @@
   engine's release stage already keeps) takes a VC when one is neither owned nor full, probing
   the VCs round-robin from the one after the node's last choice (all probes hit VC 0 before any
   was chosen, as in BookSim2); its flits follow on that VC, one per cycle while the VC has room.
+  With several traffic classes the source queue is in priority order (flit/source.py) and a
+  flit's priority is its class's under ``priority = class``; BookSim2 keeps a queue per class
+  and may interleave the flits of packets of different classes on the injection channel, here
+  one packet is injected whole before the next (docs/booksim-router.md).
   The flit reaches the router two cycles later; ``pkt.injected`` is its head's send cycle
   (BookSim2's ``itime``).
 """
@@ -20,9 +24,10 @@ from numba import njit
 from netsim_fast._jit import KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.routefns import R_DRAGONFLY_MIN, inject_range, rand_int, route_terminals
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
-from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_NETWORK_AGE, PRI_SEQUENCE
+from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_CLASS, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
 from netsim_fast.flit.flits import make_flit
+from netsim_fast.flit.source import pop_source
 from netsim_fast.flit.state import C_FLITS_IN, C_GLOBAL_PHASE, C_QUEUED, ERR_OK, SYNC_LOCAL, SYNC_NONE
 
 
@@ -96,11 +101,7 @@ def inject(s, b, p, bp, topo, t, w):
             bnode[term].seq_next += 1
             inj[term, 0].pkt = head
             inj[term, 0].sent = 0
-            nodes[term].queued -= 1
-            nxt = pkts[head].next
-            nodes[term].src_head = nxt
-            if nxt == NONE:
-                nodes[term].src_tail = NONE
+            pop_source(nodes, pkts, s.q_last, s.cls, s.class_level, p.classes, term)
             pkt = head
         vc = bnode[term].cur_vc
         x = term * v + vc
@@ -127,6 +128,8 @@ def inject(s, b, p, bp, topo, t, w):
             b.ev_flit[slot, k, 3] = INT_MAX - t
         elif bp.priority == PRI_SEQUENCE:
             b.ev_flit[slot, k, 3] = INT_MAX - bnode[term].cur_seq
+        elif bp.priority == PRI_CLASS:
+            b.ev_flit[slot, k, 3] = s.class_pri[s.cls[pkt]]
         else:
             b.ev_flit[slot, k, 3] = 0
         b.ev_flit_n[slot] = k + 1

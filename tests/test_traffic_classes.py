@@ -1,0 +1,134 @@
+"""Traffic classes (``--classes``, ``--class-mix``, ``--class-priority``): the kernel against the
+plain reference with class priorities, a hand-checked conflict, a saturating run, the per-class
+statistics, and the refusals."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from netsim_fast.cli import app
+from netsim_fast.config import Config
+from netsim_fast.flit.run import FinitePackets, run_flit
+from netsim_fast.topologies import build_topology
+from tests.reference.flit_naive import simulate_naive
+from tests.test_flit_engine import random_packets
+
+
+def with_classes(packets, cls):
+    return FinitePackets(packets.src, packets.dst, packets.length, packets.release, cls=np.asarray(cls, np.int32))
+
+
+def run_both(cfg, packets):
+    topo = build_topology(cfg)
+    run = run_flit(cfg, topo, packets=packets)
+    n = len(packets.src)
+    pri = np.asarray(cfg.class_priority)[packets.cls]
+    ref = simulate_naive(
+        topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
+        out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,
+        credit_delay=cfg.credit_delay, headers_per_cycle=cfg.headers_per_cycle, eject_rate=cfg.eject_rate,
+        vc_realloc=cfg.vc_realloc, vc_alloc=cfg.vc_alloc, pkt_src=packets.src, pkt_dst=packets.dst,
+        pkt_len=packets.length, pkt_release=packets.release, max_cycles=100_000, pkt_priority=pri)
+    return run.state.pkt[:n], ref
+
+
+CASES = [
+    dict(topology="mesh", k=3, router="lanes"),
+    dict(topology="mesh", k=3, router="iq"),
+    dict(topology="torus", k=4, router="lanes", vc_alloc="rr", eject_rate=2, out_buf=1),
+    dict(topology="torus", k=4, router="iq", routing="duato", eject_rate=2),
+    dict(topology="mesh", k=2, concentration=2, router="lanes", vcs=2),
+    dict(topology="mesh", k=2, concentration=2, router="iq", vcs=2, eject_rate=2),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_kernel_matches_reference_with_class_priorities(case):
+    cfg = Config(classes=3, class_priority=(2, 0, 1), packet_flits=8, check_invariants=True, **case)
+    packets = random_packets(cfg.n_terminals, 120, 8, seed=5, span=40)  # heavy: queues form everywhere
+    cls = np.random.default_rng(3).integers(0, 3, len(packets.src))
+    ours, ref = run_both(cfg, with_classes(packets, cls))
+    for key, field in (("injected", "injected"), ("head_delivered", "head_del"), ("tail_delivered", "tail_del"),
+                       ("hops", "hops"), ("flit_gap", "flit_gap")):
+        assert np.array_equal(ours[field], ref[key]), f"{key} differs from the reference"
+    assert np.all(ours["tail_del"] >= 0)
+
+
+def centre_run(priorities, router="lanes"):
+    """Packet 0 (class 0) from node 3 and packet 1 (class 1) from node 5, the two x-neighbours of
+    the centre of a 3x3 mesh, both to the centre node 4, released at cycle 0, 4 flits each. One
+    VC and unlimited routing units: both heads reach router 4 after one hop in the same cycle and
+    ask for its one output VC to the local port. Equal age, so with equal priorities the lower
+    packet id goes first."""
+    cfg = Config(topology="mesh", k=3, vcs=1, packet_flits=4, router=router, headers_per_cycle=0, classes=2,
+                 class_priority=priorities)
+    packets = FinitePackets(np.array([3, 5], np.int32), np.array([4, 4], np.int32), np.array([4, 4], np.int32),
+                            np.array([0, 0], np.int64), cls=np.array([0, 1], np.int32))
+    pkt = run_flit(cfg, build_topology(cfg), packets=packets).state.pkt[:2]
+    return [(int(h), int(t)) for h, t in zip(pkt["head_del"], pkt["tail_del"])]
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+def test_high_priority_class_wins_the_conflict(router):
+    # Hand count at zero load (1 cycle each: injection, routing, allocation, crossbar, link): a
+    # lone packet's head is delivered at 6 and its tail 3 cycles later, at 9. The loser gets
+    # the local VC when the winner's tail leaves it and follows one cycle behind: 10 and 13.
+    winner, loser = (6, 9), (10, 13)
+    assert centre_run((0, 0), router) == [winner, loser]  # equal: the lower id
+    assert centre_run((1, 0), router) == [winner, loser]  # packet 0's class is higher: the same
+    assert centre_run((0, 1), router) == [loser, winner]  # packet 1's class is higher: it goes first
+    assert centre_run((0, 7), router) == [loser, winner]  # only the order of priorities counts
+
+
+def run_json(args: str) -> dict:
+    result = CliRunner().invoke(app, ["run", *args.split(), "--json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+SATURATING = "--topology mesh --k 4 --rate 0.9 --warmup 1000 --measure 3000 --classes 2"
+
+
+def test_saturating_run_high_class_keeps_low_latency():
+    prio, flat = run_json(SATURATING + " --class-priority 1,0"), run_json(SATURATING)
+    high, low = prio["per_class"]
+    assert high["priority"] == 1 and low["priority"] == 0
+    assert not high["saturated"] and high["accepted_load"] >= 0.95 * high["offered_load"]
+    assert low["saturated"] and low["latency_mean"] is None  # the low class absorbs the queueing
+    # without priorities the same class waits twice as long on average
+    assert high["latency_mean"] < 0.6 * flat["per_class"][0]["latency_mean"]
+    # the same packets: classes do not change what is created
+    assert [c["packets"] for c in prio["per_class"]] == [c["packets"] for c in flat["per_class"]]
+
+
+def test_one_class_is_the_run_of_before_and_classes_split_it():
+    args = "--topology mesh --k 3 --rate 0.2 --warmup 200 --measure 1000"
+    plain, one = run_json(args), run_json(args + " --classes 1 --class-mix 1 --class-priority 5")
+    keep = lambda d: {k: v for k, v in d.items() if not k.endswith("seconds") and not k.endswith("_second")}  # noqa: E731
+    assert keep(plain) == keep(one) and "per_class" not in one
+    two = run_json(args + " --classes 2 --class-mix 0.25,0.75")
+    # equal priorities: the same packets, split 1:3 between the classes
+    assert two["packets"] == plain["packets"] == sum(c["packets"] for c in two["per_class"])
+    share = two["per_class"][0]["packets"] / two["packets"]
+    assert 0.2 < share < 0.3
+    assert two["offered_load"] == pytest.approx(sum(c["offered_load"] for c in two["per_class"]))
+
+
+@pytest.mark.parametrize("args,named", [
+    ("--classes 0", "--classes"),
+    ("--classes 17", "--classes"),
+    ("--classes 2 --class-mix 1,2,3", "--class-mix"),
+    ("--classes 2 --class-mix 0,0", "--class-mix"),
+    ("--classes 2 --class-priority 1", "--class-priority"),
+    ("--classes 2 --class-priority -1,0", "--class-priority"),
+    ("--class-priority 1,0", "--class-priority"),
+    ("--classes 2 --batch 10", "--classes"),
+    ("--classes 2 --pattern random", "--classes"),
+])
+def test_bad_class_options_are_refused_in_one_line(args, named):
+    result = CliRunner().invoke(app, ["run", "--topology", "mesh", "--k", "3", *args.split()])
+    assert result.exit_code == 2
+    assert named in result.output and "Traceback" not in result.output
