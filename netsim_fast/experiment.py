@@ -272,6 +272,10 @@ def aggregate_seeds(summaries: list[dict], seeds: list[int]) -> dict:
             out[key] = any(bool(v) for v in values)
         elif key == "completed":
             out[key] = all(bool(v) for v in values)
+        elif key == "per_class" and all(isinstance(v, list) for v in values):  # each class as a run
+            out[key] = [{**{k: v for k, v in aggregate_seeds([v[c] for v in values], seeds).items()
+                            if k not in ("seed", "seed_count", "per_seed")},
+                         "class": c, "priority": values[0][c]["priority"]} for c in range(len(values[0]))]
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             mean = sum(values) / n
             out[key] = mean

@@ -183,12 +183,27 @@ def draw_trace(trace):
         what = "packets of the measurement window"
     latency = (pk["tail_arrival_cycle"] - pk["created_cycle"])[delivered]
     if latency.size:
-        ax_hist.hist(latency, bins=min(60, max(1, int(latency.max() - latency.min()) + 1)), color="tab:blue")
-        ax_hist.axvline(latency.mean(), color="k", ls="--", lw=1, label=f"mean {latency.mean():.1f}")
+        bins = np.histogram_bin_edges(latency, bins=min(60, max(1, int(latency.max() - latency.min()) + 1)))
+        if "class" in pk:  # traffic classes (schema 5): one histogram and mean per class
+            _class_histograms(ax_hist, latency, pk["class"][delivered], bins, trace.config.get("class_priority"))
+        else:
+            ax_hist.hist(latency, bins=bins, color="tab:blue")
+            ax_hist.axvline(latency.mean(), color="k", ls="--", lw=1, label=f"mean {latency.mean():.1f}")
         ax_hist.legend(fontsize="small")
     ax_hist.set(xlabel="latency (cycles, creation to tail delivery)", ylabel="packets",
                 title=f"latency of {latency.size} {what}")
     return fig
+
+
+def _class_histograms(ax, latency, cls, bins, priorities) -> None:
+    """Overlaid latency histograms of the traffic classes, each with its mean."""
+    pri = [int(x) for x in str(priorities).split(",")] if priorities else None
+    for c in np.unique(cls):
+        mine = latency[cls == c]
+        color = f"C{int(c) % 10}"
+        label = f"class {int(c)}" + (f" (priority {pri[c]})" if pri and c < len(pri) else "")
+        ax.hist(mine, bins=bins, color=color, alpha=0.5, label=f"{label}: {mine.size} packets")
+        ax.axvline(mine.mean(), color=color, ls="--", lw=1, label=f"{label} mean {mine.mean():.1f}")
 
 
 # -- sweeps ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from netsim_fast.flit.run import FinitePackets, run_flit
 from netsim_fast.topologies import build_topology
 from tests.reference.flit_naive import simulate_naive
 from tests.test_flit_engine import random_packets
+from tests.test_golden_json import is_wall_clock
 
 
 def with_classes(packets, cls):
@@ -107,7 +108,7 @@ def test_saturating_run_high_class_keeps_low_latency():
 def test_one_class_is_the_run_of_before_and_classes_split_it():
     args = "--topology mesh --k 3 --rate 0.2 --warmup 200 --measure 1000"
     plain, one = run_json(args), run_json(args + " --classes 1 --class-mix 1 --class-priority 5")
-    keep = lambda d: {k: v for k, v in d.items() if not k.endswith("seconds") and not k.endswith("_second")}  # noqa: E731
+    keep = lambda d: {k: v for k, v in d.items() if not is_wall_clock(k)}  # noqa: E731
     assert keep(plain) == keep(one) and "per_class" not in one
     two = run_json(args + " --classes 2 --class-mix 0.25,0.75")
     # equal priorities: the same packets, split 1:3 between the classes
@@ -132,3 +133,35 @@ def test_bad_class_options_are_refused_in_one_line(args, named):
     result = CliRunner().invoke(app, ["run", "--topology", "mesh", "--k", "3", *args.split()])
     assert result.exit_code == 2
     assert named in result.output and "Traceback" not in result.output
+
+
+def test_trace_keeps_each_packets_class_and_plots_per_class(tmp_path):
+    from netsim_fast.plots import plot_path
+    from netsim_fast.trace import open_trace
+
+    trace = tmp_path / "run.h5"
+    out = run_json(f"--topology mesh --k 3 --rate 0.3 --warmup 200 --measure 800 --classes 2 --class-mix 1,3 "
+                   f"--class-priority 1,0 --trace {trace}")
+    tr = open_trace(trace)
+    assert tr.schema_version == 5 and tr.config["classes"] == 2 and tr.config["class_priority"] == "1,0"
+    pk = tr.arrays("packets")
+    window = (pk["created_cycle"] >= 200) & (pk["created_cycle"] < 1000)
+    assert [int((window & (pk["class"] == c)).sum()) for c in (0, 1)] == [c["packets"] for c in out["per_class"]]
+    assert tr.summary["per_class"] == out["per_class"]
+    assert plot_path(trace, out=tmp_path / "run.png").stat().st_size > 0
+
+
+def test_report_booksim_prints_a_block_per_class_and_seeds_average_per_class():
+    args = "run --topology mesh --k 3 --rate 0.3 --warmup 200 --measure 800 --classes 2 --class-priority 1,0 --quiet"
+    out = run_json(args[4:] + " --seeds 2")
+    assert [c["class"] for c in out["per_class"]] == [0, 1] and [c["priority"] for c in out["per_class"]] == [1, 0]
+    seeds = [s["per_class"][1]["latency_mean"] for s in out["per_seed"]]
+    assert out["per_class"][1]["latency_mean"] == pytest.approx(sum(seeds) / 2)
+    report = CliRunner().invoke(app, [*args.split(), "--seeds", "2", "--report", "booksim"])
+    assert report.exit_code == 0, report.output
+    lines = report.stdout.splitlines()
+    assert [line for line in lines if line.startswith("======")] == [
+        "====== Overall Traffic Statistics ======", "====== Traffic class 0 ======", "====== Traffic class 1 ======"]
+    first = lines.index("====== Traffic class 1 ======") + 1
+    mean = sum(s["per_class"][1]["booksim_stats"]["packet_latency"]["average"] for s in out["per_seed"]) / 2
+    assert lines[first] == f"Packet latency average = {mean:g} (2 samples)"

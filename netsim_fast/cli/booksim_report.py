@@ -5,7 +5,8 @@ section 9.3), numbers in C++'s default stream format (6 significant digits, ``%g
 script that reads BookSim2's output reads this. Under ``--seeds N`` each figure is the mean of
 the seeds' figures with ``(N samples)``, as BookSim2 averages its ``sim_count`` runs. An
 unstable run (``--measurement booksim`` aborted) prints BookSim2's "Simulation unstable" line
-and no block. A batch (``--batch``) adds BookSim2's three batch-duration lines; with one batch
+and no block. With several traffic classes (``--classes``) each class has its block, as in
+BookSim2 (``====== Traffic class c ======``). A batch (``--batch``) adds BookSim2's three batch-duration lines; with one batch
 per run its minimum, average and maximum are the one duration. What differs: "Time taken" is the cycle the run stopped at (BookSim2 also drains
 the packets created after its measurement), and ``Total run time`` is netsim-fast's simulation
 seconds.
@@ -45,10 +46,23 @@ def booksim_report_lines(summary: dict) -> list[str]:
     control = [r.get("booksim_control") or {} for r in runs]
     if any(c.get("unstable") for c in control):
         return ["Simulation unstable, ending ..."]
-    stats = [r["booksim_stats"] for r in runs]
+    lines = [f"Time taken is {_num(_mean(runs, 'cycles'))} cycles", "====== Overall Traffic Statistics ======"]
+    if "per_class" in runs[0]:  # several traffic classes: BookSim2's block of each class
+        for c in range(len(runs[0]["per_class"])):
+            lines += _class_block(c, [r["per_class"][c]["booksim_stats"] for r in runs])
+    else:
+        lines += _class_block(0, [r["booksim_stats"] for r in runs])
+    if "batch_duration" in runs[0]["booksim_stats"]:  # BookSim2 labels all three "min" (batchtrafficmanager.cpp); kept
+        stats = [r["booksim_stats"] for r in runs]
+        lines += [f"Overall min batch duration = {_num(_mean(stats, 'batch_duration'))} ({len(stats)} samples)"] * 3
+    lines.append(f"Total run time {_num(_mean(runs, 'sim_seconds'))}")
+    return lines
+
+
+def _class_block(c: int, stats: list[dict]) -> list[str]:
+    """BookSim2's statistics block of traffic class ``c``, averaged over the seeds' ``stats``."""
     count = f"({len(stats)} samples)"
-    lines = [f"Time taken is {_num(_mean(runs, 'cycles'))} cycles",
-             "====== Overall Traffic Statistics ======", "====== Traffic class 0 ======"]
+    lines = [f"====== Traffic class {c} ======"]
     for title, key in _BLOCKS:
         lines.append(f"{title} average = {_num(_mean(stats, key, 'average'))} {count}")
         lines.append(f"\tminimum = {_num(_mean(stats, key, 'minimum'))} {count}")
@@ -56,7 +70,4 @@ def booksim_report_lines(summary: dict) -> list[str]:
     lines.append(f"Injected packet size average = {_num(_mean(stats, 'injected_packet_size'))} {count}")
     lines.append(f"Accepted packet size average = {_num(_mean(stats, 'accepted_packet_size'))} {count}")
     lines.append(f"Hops average = {_num(_mean(stats, 'hops_average'))} {count}")
-    if "batch_duration" in stats[0]:  # BookSim2 labels all three "min" (batchtrafficmanager.cpp); kept
-        lines += [f"Overall min batch duration = {_num(_mean(stats, 'batch_duration'))} {count}"] * 3
-    lines.append(f"Total run time {_num(_mean(runs, 'sim_seconds'))}")
     return lines

@@ -166,6 +166,10 @@ def render_flit(cfg, summary: dict) -> None:
         ("speed (flit hops/s)", f"{summary['flit_hops_per_second']:.3g}" if summary.get("flit_hops_per_second") else "—"),
     ]
     rows += _extras(summary)  # finite workloads: messages per node, gossip bounds
+    for c in summary.get("per_class") or ():  # traffic classes: offered, accepted, latency of each
+        rows.append((f"class {c['class']} (priority {c['priority']}): offered / accepted / latency / p99",
+                     " / ".join(_fmt(c.get(k), 4) for k in ("offered_load", "accepted_load", "latency_mean",
+                                                             "latency_p99"))))
     control = summary.get("booksim_control")
     if isinstance(control, dict):  # --measurement booksim
         rows.append(("BookSim2 periods: warm / drain / count",

@@ -56,10 +56,12 @@ def per_class(pk: dict, cfg, in_window, delivered, win_start: int, win_end: int,
               cycles_run: bool) -> list | None:
     """``per_class`` of ``run --json`` with several traffic classes: for each class its priority,
     packets created in the window and delivered, offered and accepted load (flits per terminal per
-    cycle; accepted counts the packets whose tail arrived in the window), and the latency figures
-    of its window packets. A class saturates by the run's rule (accepted below 0.95 x offered, or
+    cycle; accepted counts the packets whose tail arrived in the window), the latency figures
+    of its window packets, and its BookSim2 block (``booksim_stats``, for ``--report booksim``). A class saturates by the run's rule (accepted below 0.95 x offered, or
     window packets not delivered) and then has null latencies, as the run's; a high class that
     drained keeps its figures when the run as a whole saturated (the low class absorbed it)."""
+    from netsim_fast.flit.booksim_stats import booksim_statistics
+
     if "class" not in pk:
         return None
     length = max(win_end - win_start, 1)
@@ -80,7 +82,8 @@ def per_class(pk: dict, cfg, in_window, delivered, win_start: int, win_end: int,
             lat.update({key: None for key in LATENCY_WHEN_SATURATED if key in lat})
         out.append({"class": c, "priority": int(cfg.class_priority[c]), "packets": int(window.sum()),
                     "packets_delivered": int(measured.sum()), "offered_load": offered, "accepted_load": accepted,
-                    "saturated": bool(class_saturated), **{k: _nullable(v) for k, v in lat.items()}})
+                    "saturated": bool(class_saturated), **{k: _nullable(v) for k, v in lat.items()},
+                    "booksim_stats": booksim_statistics({k: v[mine] for k, v in pk.items()}, win_start, win_end, n)})
     return out
 
 
