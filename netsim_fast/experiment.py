@@ -174,14 +174,19 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     from netsim_fast.flit.trace import write_flit_trace
 
     from netsim_fast.routing import TABLE_ROUTINGS
+    from netsim_fast.topologies import TREE_TOPOLOGIES
 
     table = None
     if cfg.routing in TABLE_ROUTINGS:  # built once, for the capacity bound and the engine
         from netsim_fast.routing.tables import route_table
 
         table = route_table(topo, cfg.routing, cfg.loops)
+    elif cfg.routing == "updown":
+        from netsim_fast.routing.updown import updown_table
+
+        table = updown_table(topo)
     capacity, method = uniform_capacity(topo, cfg.t_link, table, cfg.routing)
-    if topo.concentration > 1:  # per terminal
+    if topo.concentration > 1 and topo.kind not in TREE_TOPOLOGIES:  # per terminal (a tree's already is)
         from netsim_fast.analytic.capacity import per_terminal
 
         capacity = per_terminal(capacity, topo.n_nodes, topo.concentration)

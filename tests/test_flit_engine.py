@@ -34,6 +34,10 @@ def run_both(cfg, packets):
 
     topo = build_topology(cfg)
     table = route_table(topo, cfg.routing, cfg.loops) if cfg.routing in TABLE_ROUTINGS else None
+    if cfg.routing == "updown":
+        from netsim_fast.routing.updown import updown_table
+
+        table = updown_table(topo)
     run = run_flit(cfg, topo, packets=packets)
     n = len(packets.src)
     s = run.state
@@ -43,7 +47,7 @@ def run_both(cfg, packets):
         topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
         out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,
         credit_delay=cfg.credit_delay, headers_per_cycle=cfg.headers_per_cycle, eject_rate=cfg.eject_rate,
-        inject_vcs=list(cfg.inject_vcs) if cfg.inject_vcs else None, vc_realloc=cfg.vc_realloc, vc_alloc=cfg.vc_alloc, table=table, wire=link_wires(cfg, topo), pkt_src=packets.src, pkt_dst=packets.dst,
+        inject_vcs=list(cfg.inject_vcs) if cfg.inject_vcs else None, vc_realloc=cfg.vc_realloc, vc_alloc=cfg.vc_alloc, table=table, up_port=cfg.up_port, wire=link_wires(cfg, topo), pkt_src=packets.src, pkt_dst=packets.dst,
         pkt_len=packets.length, pkt_release=packets.release, max_cycles=100_000)
     return run, ours, ref
 

@@ -105,6 +105,10 @@ def per_terminal(capacity: float, n_routers: int, concentration: int) -> float:
 def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal") -> tuple[float, str]:
     """(capacity in flits/node/cycle, how it was obtained). ``table`` (a MinimalTable) is the
     routing of a non-grid topology; shortest paths are assumed when it is not given."""
+    if topo.kind in ("fattree", "clos"):
+        # per terminal: a full-bisection tree whose routing spreads uniform traffic evenly over
+        # the up ports loads no link above the terminal's own (an upper bound once links fail)
+        return 1.0 / t_link, "terminal link (full-bisection tree)"
     closed = None if topo.faulted else bisection_capacity(topo)
     if closed is not None:
         return closed / t_link, "bisection"

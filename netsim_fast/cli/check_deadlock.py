@@ -11,7 +11,7 @@ from netsim_fast.cli._app import EXIT_SIMULATION, app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
     NOpt, RoutingOpt, SeedOpt, TopologyOpt, VcReallocOpt, VcsOpt, topology_fields,
-    GlobalArrangementOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
+    GlobalArrangementOpt, SwitchPortsOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
 
 GRAPHS = {
@@ -40,6 +40,9 @@ def check_deadlock(
     global_links: GlobalLinksOpt = None,
     groups: GroupsOpt = None,
     global_arrangement: GlobalArrangementOpt = None,
+    switch_ports: SwitchPortsOpt = None,
+    link_failures: LinkFailuresOpt = 0,
+    fault_seed: FaultSeedOpt = None,
     seed: SeedOpt = 1,
     routing: RoutingOpt = None,
     vcs: VcsOpt = 4,
@@ -72,7 +75,7 @@ def check_deadlock(
     cfg = Config(engine="flit", seed=seed, routing=routing, vcs=vcs, inject_vcs=inject_vcs, vc_realloc=vc_realloc,
                  loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement))
+                    global_arrangement=global_arrangement, switch_ports=switch_ports, link_failures=link_failures, fault_seed=fault_seed))
     with _progress(quiet) as progress:
         result = check(cfg, progress=progress)
     if json:

@@ -10,11 +10,11 @@ _TOPO = "Topology"
 
 TopologyOpt = Annotated[str, typer.Option(
     "--topology", rich_help_panel=_TOPO,
-    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist | flatfly | hyperx | dragonfly")]
+    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist | flatfly | hyperx | dragonfly | fattree | clos")]
 KOpt = Annotated[Optional[int], typer.Option(
-    "--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh); routers per dimension (flatfly).")]
+    "--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh); routers per dimension (flatfly); down ports per switch (fattree: a k-ary n-tree).")]
 NOpt = Annotated[Optional[int], typer.Option(
-    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh, flatfly: default 2 with --k; hypercube: 2^N nodes).")]
+    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh, flatfly: default 2 with --k; hypercube: 2^N nodes); levels (fattree).")]
 DimsOpt = Annotated[Optional[str], typer.Option(
     "--dims", rich_help_panel=_TOPO, help="Radix per dimension, dimension 0 first, e.g. 8,8,4 (torus, mesh; hyperx: routers per dimension).")]
 WidthsOpt = Annotated[Optional[str], typer.Option(
@@ -27,6 +27,8 @@ GroupsOpt = Annotated[Optional[int], typer.Option(
     "--groups", rich_help_panel=_TOPO, help="dragonfly: groups G (default A*H+1; G-1 must divide A*H and be >= H).")]
 GlobalArrangementOpt = Annotated[Optional[str], typer.Option(
     "--global-arrangement", rich_help_panel=_TOPO, help="dragonfly: consecutive (default, BookSim2's) | palm-tree (docs/topologies.md).")]
+SwitchPortsOpt = Annotated[Optional[int], typer.Option(
+    "--switch-ports", rich_help_panel=_TOPO, help="clos: ports K of every switch (even) of the 3-level folded Clos, K^3/4 terminals.")]
 ConcentrationOpt = Annotated[int, typer.Option(
     "--concentration", rich_help_panel=_TOPO,
     help="Terminals C per router (BookSim2's concentration): terminal t on router t // C; loads and --rate are per "
@@ -41,7 +43,7 @@ JumpsOpt = Annotated[Optional[str], typer.Option("--jumps", rich_help_panel=_TOP
 FileOpt = Annotated[Optional[str], typer.Option(
     "--file", rich_help_panel=_TOPO, help="Edge-list file: one 'u v' link per line, optional first line 'nodes N'.")]
 LinkFailuresOpt = Annotated[int, typer.Option(
-    "--link-failures", rich_help_panel=_TOPO, help="Remove this many random links (BookSim2's link_failures); only --routing minimal routes around them, a disconnected network is refused.")]
+    "--link-failures", rich_help_panel=_TOPO, help="Remove this many random links (BookSim2's link_failures); only --routing minimal and updown route around them, a disconnected network is refused.")]
 FaultSeedOpt = Annotated[Optional[int], typer.Option(
     "--fault-seed", rich_help_panel=_TOPO, help="Seed of the failed links (default: the value of --seed).")]
 GraphSeedOpt = Annotated[Optional[int], typer.Option(

@@ -10,7 +10,7 @@ from netsim_fast.cli._app import app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt, SeedOpt,
     TopologyOpt, topology_fields,
-    GlobalArrangementOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
+    GlobalArrangementOpt, SwitchPortsOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
 
 _M = "Measurement"
@@ -39,6 +39,7 @@ def params(
     global_links: GlobalLinksOpt = None,
     groups: GroupsOpt = None,
     global_arrangement: GlobalArrangementOpt = None,
+    switch_ports: SwitchPortsOpt = None,
     engine: Annotated[str, _opt("--engine", help="flit (wormhole flits) | packet (store-and-forward packets).")] = "flit",
     routing: Annotated[Optional[str], _opt("--routing", help="As for run (default: dor on grids on the flit engine, minimal elsewhere).")] = None,
     o: Annotated[int, _opt("--o", help="Node overhead in cycles: o to prepare each message sent (one at a time), o to acquire each received.")] = 0,
@@ -75,7 +76,7 @@ def params(
                  memory_limit=2**62, **flit_vcs,
                  **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement))
+                    global_arrangement=global_arrangement, switch_ports=switch_ports))
     _check_memory(cfg, spec, cfg.n_nodes)
     topo = build_topology(cfg)
     if cfg.n_nodes is None:  # an edge list: its size is known once it is read

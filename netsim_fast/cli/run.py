@@ -11,7 +11,7 @@ from netsim_fast.cli._app import EXIT_INTERRUPTED, EXIT_SIMULATION, app, echo_js
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
     NOpt, RoutingOpt, SeedOpt, TopologyOpt, VcReallocOpt, VcsOpt, topology_fields,
-    GlobalArrangementOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
+    GlobalArrangementOpt, SwitchPortsOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
     ConcentrationOpt,
 )
 
@@ -42,6 +42,7 @@ def run(
     global_links: GlobalLinksOpt = None,
     groups: GroupsOpt = None,
     global_arrangement: GlobalArrangementOpt = None,
+    switch_ports: SwitchPortsOpt = None,
     link_failures: LinkFailuresOpt = 0,
     fault_seed: FaultSeedOpt = None,
     concentration: ConcentrationOpt = 1,
@@ -60,6 +61,7 @@ def run(
     eject_rate: Annotated[int, _opt("--eject-rate", panel=_R, help="Flits per cycle a node accepts from its router.")] = 1,
     inject_vcs: InjectVcsOpt = None,
     vc_alloc: Annotated[str, _opt("--vc-alloc", panel=_R, help="Order in which routed headers get output VCs: age (longest in the network first) | rr (round-robin).")] = "age",
+    up_port: Annotated[str, _opt("--up-port", panel=_R, help="--routing updown: how a router picks among its candidate (up) ports: random (per packet and router, BookSim2's nca) | dest-mod-k (D-mod-k on the destination terminal) | adaptive (most free space).")] = "random",
     vc_realloc: VcReallocOpt = "auto",
     local_latency: Annotated[Optional[int], _opt("--local-latency", panel=_R, help="Dragonfly: cycles a flit takes on a link inside a group, credits coming back alike (BookSim2's channel latency; lanes, iq: >= --t-link, the link still takes a flit every --t-link cycles) \\[default: --t-link; booksim 10].")] = None,
     global_latency: Annotated[Optional[int], _opt("--global-latency", panel=_R, help="Dragonfly: the same for a link between groups \\[default: --t-link; booksim 100].")] = None,
@@ -155,7 +157,7 @@ def run(
     fields = dict(
         engine=engine, router=router, routing=routing, switching=switching, vcs=vcs, buf=buf, out_buf=out_buf,
         t_link=t_link, t_routing=t_routing, t_crossbar=t_crossbar, credit_delay=credit_delay,
-        headers_per_cycle=headers_per_cycle, eject_rate=eject_rate, inject_vcs=inject_vcs, vc_alloc=vc_alloc, vc_realloc=vc_realloc, loops=loops, pattern=pattern,
+        headers_per_cycle=headers_per_cycle, eject_rate=eject_rate, inject_vcs=inject_vcs, vc_alloc=vc_alloc, up_port=up_port, vc_realloc=vc_realloc, loops=loops, pattern=pattern,
         local_latency=local_latency, global_latency=global_latency,
         rate=rate, packet_flits=packet_flits, packet_bytes=packet_bytes, flit_bytes=flit_bytes,
         hotspot_fraction=hotspot_fraction, hotspot_nodes=hotspot_nodes, source_queue=source_queue, injection=injection,
@@ -171,7 +173,7 @@ def run(
         stopping_thres=stopping_thres, acc_stopping_thres=acc_stopping_thres,
         **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement, link_failures=link_failures, fault_seed=fault_seed,
+                    global_arrangement=global_arrangement, switch_ports=switch_ports, link_failures=link_failures, fault_seed=fault_seed,
                     concentration=concentration),
         **bo.booksim_fields(
             routing_delay=routing_delay, vc_alloc_delay=vc_alloc_delay, sw_alloc_delay=sw_alloc_delay,

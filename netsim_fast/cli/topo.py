@@ -8,7 +8,7 @@ from netsim_fast.cli._app import app, echo_json, guarded
 from netsim_fast.cli.options import (
     BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, JsonOpt, JumpsOpt, KOpt, NodesOpt, NOpt,
     SeedOpt, TopologyOpt, given, topology_fields,
-    ConcentrationOpt, GlobalArrangementOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
+    ConcentrationOpt, GlobalArrangementOpt, SwitchPortsOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
 
 MAX_LINKS = 1 << 24  # a complete graph of ~5800 nodes: gigabytes of edge arrays beyond it
@@ -37,6 +37,7 @@ def topo(
     global_links: GlobalLinksOpt = None,
     groups: GroupsOpt = None,
     global_arrangement: GlobalArrangementOpt = None,
+    switch_ports: SwitchPortsOpt = None,
     link_failures: LinkFailuresOpt = 0,
     fault_seed: FaultSeedOpt = None,
     concentration: ConcentrationOpt = 1,
@@ -54,7 +55,7 @@ def topo(
 
     cfg = Config(engine=None, seed=seed, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement, link_failures=link_failures, fault_seed=fault_seed,
+                    global_arrangement=global_arrangement, switch_ports=switch_ports, link_failures=link_failures, fault_seed=fault_seed,
                     concentration=concentration))
     if given(ctx, "seed"):  # topo has no traffic: the seed only draws a random graph
         if cfg.topology != "rrg":

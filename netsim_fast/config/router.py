@@ -15,7 +15,7 @@ from netsim_fast.checks import bad, parse_int_list, unknown_choice
 from netsim_fast.checks import require_int as _require_int
 from netsim_fast.config._helpers import set_field as _set
 from netsim_fast.config.topology import TopologyFields
-from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
+from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES, TREE_TOPOLOGIES
 
 ENGINES = ("flit", "packet")
 ROUTERS = ("lanes", "iq", "booksim")
@@ -51,6 +51,7 @@ class RouterFields:
     # BookSim2's channel latency (flit/wires.py); None: --t-link (booksim router: 10 and 100)
     local_latency: int | None = None
     global_latency: int | None = None
+    up_port: str = "random"  # updown: random | dest-mod-k | adaptive (routing/updown.py)
 
 
 # -- routing -------------------------------------------------------------------------------
@@ -82,6 +83,7 @@ ROUTING_TOPOLOGIES = {
     "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
     "ran_min": ("flatfly",),  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp)
     "minimal": TOPOLOGIES,
+    "updown": TOPOLOGIES,  # routing/updown.py
     **{name: ("bmg",) for name in BMG_ROUTINGS},
 }
 
@@ -95,13 +97,15 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
     """
     if engine == "packet":
         return "minimal"
+    if topology in TREE_TOPOLOGIES:
+        return "updown"
     return "dor" if topology in GRID_TOPOLOGIES else "minimal"
 
 
 # Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
 # routers as one-port tables.
 PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
-FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + ("valiant", "ugal-l", "ugal-g")
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + ("valiant", "ugal-l", "ugal-g", "updown")
 # The dragonfly's non-minimal routings (lanes and iq routers; routing/dragonfly_valiant.py)
 NONMIN_ROUTINGS = ("valiant", "ugal-l", "ugal-g")
 BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
@@ -127,6 +131,9 @@ def needs_datelines(cfg: TopologyFields) -> bool:
 
 
 def _validate_routing(cfg: RouterFields) -> None:
+    if cfg.router == "booksim" and cfg.engine == "flit" and cfg.topology in TREE_TOPOLOGIES:
+        raise bad("router", cfg.router, f"does not run --topology {cfg.topology} (BookSim2's fattree and its nca "
+                                        "routing are not ported to it); use --router lanes or iq with --routing updown")
     if cfg.routing is None:
         booksim = cfg.router == "booksim" and cfg.engine == "flit"
         on_dragonfly = "min" if cfg.topology == "dragonfly" else "dim_order"
@@ -180,6 +187,7 @@ def _validate_engine(cfg: RouterFields) -> None:
         hint = "dimension order and runs" if cfg.routing == "dim_order" else "routing function and runs"
         raise bad("routing", cfg.routing, f"is BookSim2's {hint} on --router booksim only"
                                           f"{' (use dor)' if cfg.routing == 'dim_order' else ''}")
+    _validate_up_port(cfg)
     _require_int("headers-per-cycle", cfg.headers_per_cycle, 0, 1 << 16, " (0 = unlimited)")
     _require_int("eject-rate", cfg.eject_rate, 1, 1 << 16, " flits per cycle")
     if cfg.engine == "flit" and cfg.routing not in FLIT_ROUTINGS + BOOKSIM_ROUTINGS:
@@ -218,6 +226,18 @@ def _validate_link_latencies(cfg: RouterFields) -> None:
         if cfg.router != "booksim" and value < cfg.t_link:
             raise bad(option, value, f"must be >= --t-link {cfg.t_link}: it counts the cycles a flit takes on a "
                                      f"link {where}, of which the link is busy --t-link")
+
+
+def _validate_up_port(cfg: RouterFields) -> None:
+    from netsim_fast.routing.updown import UP_CHOICES
+
+    if cfg.up_port not in UP_CHOICES:
+        raise unknown_choice("up-port", cfg.up_port, tuple(UP_CHOICES))
+    if cfg.up_port != "random" and cfg.routing != "updown":
+        raise bad("up-port", cfg.up_port, f"applies to --routing updown only (not {cfg.routing})")
+    if cfg.routing == "updown" and cfg.router == "booksim":
+        raise bad("routing", cfg.routing, "runs on --router lanes or iq (the booksim router runs BookSim2's own "
+                                          "routing functions)")
 
 
 def _first_hop_problem(cfg: RouterFields, allowed: set, escape: int, datelines: bool) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from netsim_fast.checks import bad, parse_int_list, unknown_choice
 from netsim_fast.checks import require_int as _require_int
 from netsim_fast.config._helpers import set_field as _set
-from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES
+from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES, TREE_TOPOLOGIES
 
 MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse early
 MAX_CONCENTRATION = 64  # terminals per router (a router's ports fit the 64-bit port masks)
@@ -34,9 +34,11 @@ TOPOLOGY_OPTIONS = {
     "flatfly": ("k", "n"),
     "hyperx": ("dims", "widths"),
     "dragonfly": ("group_routers", "global_links", "groups", "global_arrangement"),
+    "fattree": ("k", "n"),
+    "clos": ("switch_ports",),
 }
 _ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file", "widths", "group_routers",
-                         "global_links", "groups", "global_arrangement")
+                         "global_links", "groups", "global_arrangement", "switch_ports")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +60,7 @@ class TopologyFields:
     global_links: int | None = None
     groups: int | None = None
     global_arrangement: str | None = None
+    switch_ports: int | None = None  # ports of every switch of a folded Clos (--topology clos)
     graph_seed: int | None = None
     link_failures: int = 0  # undirected links removed at random (topologies/faults.py)
     fault_seed: int | None = None  # their seed (default: --seed)
@@ -79,11 +82,20 @@ class TopologyFields:
             return self.k ** self.n
         if self.topology == "dragonfly" and self.group_routers is not None and self.groups is not None:
             return self.group_routers * self.groups
+        if self.topology == "fattree" and self.k is not None and self.n is not None:
+            return self.n * self.k ** (self.n - 1)
+        if self.topology == "clos" and self.switch_ports is not None:
+            return 5 * self.switch_ports ** 2 // 4
         return self.nodes
 
     @property
     def n_terminals(self) -> int | None:
-        """Terminals, the nodes that send and receive: ``concentration`` per router."""
+        """Terminals, the nodes that send and receive: ``concentration`` per router; on the
+        trees their leaves' (k per leaf of a k-ary n-tree, K/2 per edge switch of a Clos)."""
+        if self.topology == "fattree" and self.k is not None and self.n is not None:
+            return self.k ** self.n
+        if self.topology == "clos" and self.switch_ports is not None:
+            return self.switch_ports ** 3 // 4
         n = self.n_nodes
         return None if n is None else n * self.concentration
 
@@ -107,7 +119,7 @@ def _validate_topology(cfg: TopologyFields) -> None:
         if option not in allowed and getattr(cfg, option) is not None:
             takes = ", ".join(f"--{o}" for o in allowed)
             raise bad(option, getattr(cfg, option), f"does not apply to --topology {kind} (it takes {takes})")
-    for option in ("k", "n", "nodes", "degree", "base", "group_routers", "global_links", "groups"):
+    for option in ("k", "n", "nodes", "degree", "base", "group_routers", "global_links", "groups", "switch_ports"):
         _require_int(option, getattr(cfg, option))
     _TOPOLOGY_CHECKS[kind](cfg)
     n_nodes = cfg.n_nodes
@@ -115,6 +127,10 @@ def _validate_topology(cfg: TopologyFields) -> None:
         raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
                   f"{n_nodes} nodes exceed the limit of {MAX_NODES}")
     _require_int("concentration", cfg.concentration, 1, MAX_CONCENTRATION, " terminals per router")
+    if kind in TREE_TOPOLOGIES and cfg.concentration != 1:
+        raise bad("concentration", cfg.concentration, f"does not apply to --topology {kind}: its leaf switches hold "
+                                                      "its terminals (k per leaf of a fattree, K/2 per edge switch of "
+                                                      "a clos)")
     if n_nodes is not None and n_nodes * cfg.concentration > MAX_NODES:
         raise bad("concentration", cfg.concentration, f"{n_nodes} routers x {cfg.concentration} = "
                   f"{n_nodes * cfg.concentration} terminals exceed the limit of {MAX_NODES}")
@@ -271,6 +287,27 @@ def _check_dragonfly(cfg: TopologyFields) -> None:
     _set(cfg, "global_arrangement", arrangement)
 
 
+def _check_fattree(cfg: TopologyFields) -> None:
+    if cfg.k is None or cfg.n is None:
+        raise bad("k" if cfg.k is None else "n", None, "--topology fattree needs --k K (terminals per leaf, switch "
+                                                      "radix 2K) and --n N (levels): a k-ary n-tree of K^N terminals")
+    _require_int("k", cfg.k, 2, MAX_CONCENTRATION, " (down ports per switch of the fat tree)")
+    _require_int("n", cfg.n, 2, what=" (levels of the fat tree)")
+    if cfg.n > MAX_NODES.bit_length() or cfg.n * cfg.k ** (cfg.n - 1) * cfg.k > MAX_NODES:
+        raise bad("k", cfg.k, f"a {cfg.k}-ary {cfg.n}-tree exceeds the limit of {MAX_NODES} terminal slots")
+
+
+def _check_clos(cfg: TopologyFields) -> None:
+    if cfg.switch_ports is None:
+        raise bad("switch-ports", None, "--topology clos needs --switch-ports K (even: K^3/4 terminals)")
+    _require_int("switch_ports", cfg.switch_ports, 4, 2 * MAX_CONCENTRATION, " ports per switch")
+    if cfg.switch_ports % 2:
+        raise bad("switch-ports", cfg.switch_ports, "must be even (half the ports of an edge or aggregation switch "
+                                                    "go down, half up)")
+    if 5 * cfg.switch_ports ** 3 // 8 > MAX_NODES:
+        raise bad("switch-ports", cfg.switch_ports, f"the clos exceeds the limit of {MAX_NODES} terminal slots")
+
+
 _TOPOLOGY_CHECKS = {
     "torus": _check_grid,
     "mesh": _check_grid,
@@ -285,11 +322,13 @@ _TOPOLOGY_CHECKS = {
     "flatfly": _check_flatfly,
     "hyperx": _check_hyperx,
     "dragonfly": _check_dragonfly,
+    "fattree": _check_fattree,
+    "clos": _check_clos,
 }
 
 
 # Routings computed from the graph, which go around failed links; the others follow fixed rules.
-FAULT_TOLERANT_ROUTINGS = ("minimal",)
+FAULT_TOLERANT_ROUTINGS = ("minimal", "updown")
 
 
 def validate_faults(cfg: TopologyFields) -> None:
@@ -308,18 +347,20 @@ def validate_concentration(cfg) -> None:
     """``--concentration C`` > 1 runs open-loop synthetic traffic on the flit engine (both of
     its routers, every topology); what has one terminal per router is refused."""
     c = cfg.concentration
-    if c == 1:
+    tree = cfg.topology in TREE_TOPOLOGIES
+    if c == 1 and not tree:
         return
     from netsim_fast.config.workload import is_open_loop
 
-    why = f"{c} terminals per router run on the flit engine's open-loop synthetic patterns only"
+    option, value = ("topology", cfg.topology) if tree else ("concentration", c)
+    why = ("terminals on the leaf switches only" if tree else f"{c} terminals per router") + \
+        " run on the flit engine's open-loop synthetic patterns only"
     if cfg.engine != "flit":
-        raise bad("concentration", c, f"{why}; the packet engine has one terminal per router (drop it, or pass "
-                                      "--engine flit)")
+        raise bad(option, value, f"{why}; the packet engine has one terminal per router (pass --engine flit)")
     if not is_open_loop(cfg):
-        raise bad("concentration", c, f"{why}; --pattern {cfg.pattern} is a finite workload placed on the routers "
-                                      "(one terminal each)")
-    if cfg.pattern == "tornado" or (cfg.pattern == "neighbor" and cfg.topology in GRID_TOPOLOGIES):
+        raise bad(option, value, f"{why}; --pattern {cfg.pattern} is a finite workload placed on the routers "
+                                 "(one terminal each)")
+    if c > 1 and (cfg.pattern == "tornado" or (cfg.pattern == "neighbor" and cfg.topology in GRID_TOPOLOGIES)):
         raise bad("pattern", cfg.pattern, f"with --concentration {c}: the patterns pick terminals by id (transpose, "
                   "bitcomp, bitrev, shuffle on the bits of terminal ids, as BookSim2's do) and this one moves the "
                   "grid coordinates of routers; use uniform or another pattern")

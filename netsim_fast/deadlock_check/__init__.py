@@ -22,7 +22,7 @@ def routing_setup(cfg) -> dict:
     for a table routing's hop classes, an ``--inject-vcs`` without hop class 0)."""
     from netsim_fast.flit import state as fs
     from netsim_fast.flit.run import build_params, routing_table
-    from netsim_fast.routing import DOR, DUATO, TABLE, TABLE_ROUTINGS, needs_datelines
+    from netsim_fast.routing import DOR, DUATO, TABLE, TABLE_ROUTINGS, UPDOWN, needs_datelines
     from netsim_fast.topologies import build_topology
 
     topo = build_topology(cfg)
@@ -37,6 +37,13 @@ def routing_setup(cfg) -> dict:
         from netsim_fast.routing import NONMIN_CLASSES
 
         per_pair, hops_matter, levels = False, True, 2 * NONMIN_CLASSES
+    elif params.routing == UPDOWN:
+        from netsim_fast.routing.updown import UP_ADAPTIVE
+
+        # every candidate port: random and dest-mod-k take one of them, so their graphs are
+        # subgraphs of this one; the rows read neither the hop count nor the source
+        params = params._replace(up_choice=UP_ADAPTIVE)
+        per_pair, hops_matter, levels = False, False, 2
     elif params.routing == TABLE:
         from netsim_fast.routing.tables import hop_classes
 
@@ -50,8 +57,10 @@ def routing_setup(cfg) -> dict:
         import numpy as np
 
         route_mask = np.zeros((0, 0, 1), np.uint8)
+    # packets go to terminals: on the trees only the leaves (numbered first) are destinations
+    destinations = -(-topo.n_terminals // topo.concentration)
     return dict(topo=topo, params=params, route_mask=route_mask, per_pair=per_pair, levels=levels,
-                hops_matter=hops_matter, esc_prio=1 if params.routing == DUATO else 0)
+                hops_matter=hops_matter, esc_prio=1 if params.routing == DUATO else 0, destinations=destinations)
 
 
 def check_deadlock(cfg, progress=None) -> dict:
@@ -63,7 +72,8 @@ def check_deadlock(cfg, progress=None) -> dict:
     setup = routing_setup(cfg)
     topo, params = setup["topo"], setup["params"]
     result = analyse(topo.arrays, params, setup["route_mask"], per_pair=setup["per_pair"], levels=setup["levels"],
-                     hops_matter=setup["hops_matter"], esc_prio=setup["esc_prio"], progress=progress)
+                     hops_matter=setup["hops_matter"], esc_prio=setup["esc_prio"], progress=progress,
+                     destinations=setup["destinations"])
     cycle = result.pop("cycle")
     roles = result.pop("cycle_roles", None)
     if cycle is not None:

@@ -13,7 +13,9 @@ Packets are grouped in *classes* that the routing cannot tell apart: one class p
 (source, destination) when the rows depend on the source (dateline classes on tori), one per
 (source group, intermediate group, destination) for the dragonfly's ``valiant`` and ``ugal-*``
 (``params.group_routers > 0``; every intermediate group but the source's, and for ``ugal-*``
-also none: the minimal choice), else one per destination with every source's first state in it. Within a class, states form a DAG
+also none: the minimal choice), else one per destination with every source's first state in it.
+Sources and destinations are the routers that hold terminals (``n_src``: all but a tree's inner
+switches, which come last). Within a class, states form a DAG
 (routes are minimal or their hop count is bounded).
 
 ``local_graph`` (pass 1) collects, over every class, the dependencies a -> b of the plain
@@ -88,8 +90,8 @@ def _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n,
             for j in range(4):
                 out[r, j] = custom_rows[dst, node, r, j]
         return k
-    pkts[0].src = src
-    pkts[0].dst = dst
+    pkts[0].src = src * p.conc  # the routers' first terminals: candidate_rows maps terminals to routers
+    pkts[0].dst = dst * p.conc
     pkts[0].hops = h
     return candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, 0, out)
 
@@ -104,10 +106,10 @@ def _fail(err, code, node, src, dst):
 
 @njit(**JIT)
 def _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, cls, dst,
-                 levels, seen, stamp, n_rows, pool, queue):
+                 n_src, levels, seen, stamp, n_rows, pool, queue):
     """Seed the queue with the first state of every source of the class; returns the queue length."""
     n = nbr.shape[0]
-    lo, hi = (cls, cls + 1) if per_pair else (0, n)
+    lo, hi = (cls, cls + 1) if per_pair else (0, n_src)
     if p.group_routers > 0:  # the routers of the source group, with the class's intermediate group
         gs, mid[0] = _class_mid(p, n, cls)
         lo, hi = gs * p.group_routers, (gs + 1) * p.group_routers
@@ -160,7 +162,7 @@ def _takes_any(p, row, h):
 
 @njit(**JIT)
 def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, levels,
-                hops_matter, esc_prio, dst_lo, dst_hi, flags, role, err):
+                hops_matter, esc_prio, dst_lo, dst_hi, n_src, flags, role, err):
     """Pass 1: ``flags[a, port * V + vc] |= ROLE_*`` when a packet holding channel ``a`` may
     request VC ``vc`` of ``port`` at ``a``'s downstream router; ``role[a] |= ROLE_*`` for the
     role each request of ``a`` itself had. Returns the number of states visited; on a routing
@@ -180,7 +182,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
             if _skip_class(p, n, per_pair, cls, dst):
                 continue
             qt = _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair,
-                              cls, dst, levels, seen, stamp, n_rows, pool, queue)
+                              cls, dst, n_src, levels, seen, stamp, n_rows, pool, queue)
             qh = 0
             while qh < qt:
                 s = queue[qh]
@@ -237,7 +239,7 @@ def _grow(arr, need):
 
 @njit(**JIT)
 def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair, levels,
-                   hops_matter, esc_prio, dst_lo, dst_hi, c1_index, bitmap, err):
+                   hops_matter, esc_prio, dst_lo, dst_hi, n_src, c1_index, bitmap, err):
     """Pass 2: set bit ``c1_index[b]`` of ``bitmap[c1_index[a]]`` for every escape channel ``a``
     after which one packet may request escape channel ``b``, with only channels outside ``C1``
     (``c1_index == -1``) in between. Per class: discover the states and the transitions between
@@ -272,7 +274,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
             if _skip_class(p, n, per_pair, cls, dst):
                 continue
             qt = _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid, per_pair,
-                              cls, dst, levels, seen, stamp, n_rows, pool, queue)
+                              cls, dst, n_src, levels, seen, stamp, n_rows, pool, queue)
             # discover: transitions grouped by source position, in queue order
             n_t = 0
             qh = 0

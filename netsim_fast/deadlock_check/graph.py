@@ -35,7 +35,8 @@ ERRORS = {
 
 
 def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_matter: bool, esc_prio: int,
-            custom_rows=None, custom_n=None, with_edges: bool = False, progress=None) -> dict:
+            custom_rows=None, custom_n=None, with_edges: bool = False, progress=None,
+            destinations: int | None = None) -> dict:
     """The dependency graph the routing must keep acyclic, and a cycle if it has one.
 
     Parameters
@@ -54,6 +55,9 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
         Also return the graph's edges as ``edges``: a set of (channel, channel) pairs (tests).
     progress : callable, optional
         ``progress(done, total, phase)`` after each block of destinations of each pass.
+    destinations : int, optional
+        Packets start from and go to routers ``0 .. destinations-1`` only (default all): the
+        routers that hold terminals (a tree's leaves, numbered first).
 
     Returns
     -------
@@ -83,9 +87,10 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
     mid = np.full(1, -1, np.int32)  # the intermediate group of the class walked (valiant, ugal-*)
     common = (params, nbr, arrays.radix, arrays.wrap, arrays.coord, arrays.dim_port, route_mask, custom_rows, custom_n,
               pkts, mid, per_pair, levels, hops_matter, esc_prio)
-    chunks = _chunks(n)
+    ends = n if destinations is None else int(destinations)  # routers packets leave from and go to
+    chunks = _chunks(ends)
     for i, (lo, hi) in enumerate(chunks):
-        ex.local_graph(*common, lo, hi, flags, role, err)
+        ex.local_graph(*common, lo, hi, ends, flags, role, err)
         if err[0]:
             return _error(err)
         if progress is not None:
@@ -128,7 +133,7 @@ def analyse(arrays, params, route_mask, *, per_pair: bool, levels: int, hops_mat
         c1_index[c1_ids] = np.arange(n1)
         bitmap = np.zeros((n1, (n1 + 63) // 64), np.uint64)
         for i, (lo, hi) in enumerate(chunks):
-            ex.extended_graph(*common, lo, hi, c1_index, bitmap, err)
+            ex.extended_graph(*common, lo, hi, ends, c1_index, bitmap, err)
             if err[0]:
                 return _error(err)
             if progress is not None:

@@ -23,9 +23,10 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import flit_packet, port_bit
 from netsim_fast.flit.state import NONE
-from netsim_fast.routing import UGAL_G, UGAL_L, VALIANT
+from netsim_fast.routing import UGAL_G, UGAL_L, UPDOWN, VALIANT
 from netsim_fast.routing.dispatch import next_hops
 from netsim_fast.routing.dragonfly_valiant import choose_ugal, nonmin_next_hops
+from netsim_fast.routing.updown import updown_next_hops
 
 
 @njit(**KERNEL_JIT)
@@ -44,6 +45,9 @@ def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid,
         rows[0, 2] = p.n_vcs - 1
         rows[0, 3] = 0
         return 1
+    if p.routing == UPDOWN:  # the choice among its ports reads the packet's terminals and creation cycle
+        return updown_next_hops(route_mask, p.n_vcs, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
+                                pkts[pkt].release, pkts[pkt].hops, rows)
     if p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group
         return nonmin_next_hops(route_mask, p.class_vcs, p.group_routers, p.n_nodes, node, src, dst,
                                 pkts[pkt].hops, mid[pkt], rows)

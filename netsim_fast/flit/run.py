@@ -48,7 +48,8 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
-    from netsim_fast.routing import CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS
+    from netsim_fast.routing import CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
+    from netsim_fast.routing.updown import UP_CHOICES
 
     nonmin = cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim"
     mask = (1 << cfg.vcs) - 1
@@ -60,7 +61,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
         routing=TABLE if cfg.routing in TABLE_ROUTINGS else NONMIN_ROUTINGS[cfg.routing] if nonmin
-        else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
+        else UPDOWN if cfg.routing == "updown" else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
         vct=fs.SWITCHING[cfg.switching], inject_mask=mask, class_vcs=class_vcs,
         atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
@@ -68,6 +69,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay, wire_max), n_total=n_total,
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
         group_routers=int(topo.params["group_routers"]) if nonmin else 0, wire_max=wire_max, classes=cfg.classes,
+        up_choice=UP_CHOICES[cfg.up_port] if cfg.routing == "updown" else 0,
     )
 
 
@@ -80,6 +82,10 @@ def routing_table(cfg, topo, table=None):
         from netsim_fast.routing.tables import check_nonmin_classes
 
         return nonmin_table(topo), check_nonmin_classes(cfg.routing, cfg.vcs, cfg.inject_vcs)
+    if cfg.routing == "updown":  # every VC at every hop: up*/down* needs no VC classes
+        from netsim_fast.routing.updown import updown_table
+
+        return (table if table is not None else updown_table(topo)).port_mask, cfg.vcs
     if cfg.routing not in TABLE_ROUTINGS:
         return None, 0
     from netsim_fast.routing.tables import check_hop_classes, route_table

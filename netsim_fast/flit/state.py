@@ -196,6 +196,7 @@ class FlitParams(NamedTuple):
                           # reading the wire then)
     classes: int = 1      # traffic classes (--classes); 1: no priorities anywhere, the arrays
                           # below are empty and every stage runs its one-class code
+    up_choice: int = 0    # updown: how a router picks among its candidate ports (routing/updown.py)
 
 
 class FlitState(NamedTuple):

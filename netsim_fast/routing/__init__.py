@@ -14,6 +14,7 @@ TABLE = 3  # any next-port table (minimal, the BMG routers) with one VC class pe
 VALIANT = 4  # dragonfly: minimal to a random intermediate group, then minimal (routing/dragonfly_valiant.py)
 UGAL_L = 5   # dragonfly: minimal or one Valiant candidate, by the source router's own queues
 UGAL_G = 6   # dragonfly: the same choice from every queue on both paths (an idealised reference)
+UPDOWN = 7   # up*/down* next-port table, every VC at every hop (routing/updown.py)
 
 CODES = {
     "dor": DOR,

@@ -10,13 +10,16 @@ from netsim_fast.topologies.circulant import bmg, circulant, complete, ring
 from netsim_fast.topologies.debruijn import debruijn
 from netsim_fast.topologies.direct import dragonfly, flatfly, hyperx
 from netsim_fast.topologies.edgelist import from_edgelist_file, from_networkx
+from netsim_fast.topologies.fattree import clos, fattree
 from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.topologies.torus import coordinates, hypercube, mesh, torus
 
 # Names ``build_topology`` knows; the grids have coordinates and one port per direction.
 TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist",
-              "flatfly", "hyperx", "dragonfly")
+              "flatfly", "hyperx", "dragonfly", "fattree", "clos")
 GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
+# Indirect networks: terminals on their leaf switches only (topologies/fattree.py).
+TREE_TOPOLOGIES = ("fattree", "clos")
 
 
 def build_topology(cfg) -> Topology:
@@ -58,12 +61,16 @@ def _build(cfg) -> Topology:
         return hyperx(cfg.dims, cfg.widths)
     if kind == "dragonfly":
         return dragonfly(cfg.group_routers, cfg.global_links, cfg.groups, cfg.global_arrangement)
+    if kind == "fattree":
+        return fattree(cfg.k, cfg.n)
+    if kind == "clos":
+        return clos(cfg.switch_ports)
     raise ValueError(f"no builder for topology {kind!r}")  # Config validation makes this unreachable
 
 
 __all__ = [
-    "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology", "circulant", "complete",
-    "concentrate",
+    "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "TREE_TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology",
+    "circulant", "clos", "complete", "concentrate", "fattree",
     "coordinates", "debruijn", "dragonfly", "flatfly", "from_edgelist_file", "hyperx", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]

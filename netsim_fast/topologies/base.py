@@ -88,8 +88,10 @@ class Topology:
     @property
     def n_terminals(self) -> int:
         """Terminals (the nodes that send and receive): ``concentration`` per router, terminal
-        ``t`` on router ``t // concentration`` (BookSim2's numbering on its dragonfly)."""
-        return self.n_nodes * self.concentration
+        ``t`` on router ``t // concentration`` (BookSim2's numbering on its dragonfly). Trees
+        (topologies/fattree.py) have them on their leaves only, which they number first: the
+        first ``params["terminals"]`` slots are real, the others never send or receive."""
+        return int(self.params.get("terminals", self.n_nodes * self.concentration))
 
     @property
     def first_local(self) -> int:

@@ -27,7 +27,9 @@ taper64     N = 64: with probability 1/2 a node of the 3x3 block of ids around i
             mod 64, a, b uniform in {-1, 0, 1}, itself included), else uniform-self (BookSim2)
 worst-case  the topology's adversarial pattern; dragonfly: a random router of the next group
             (group g sends to g + 1 mod G, so minimal routing loads the one global link between
-            them: Kim et al., 2008)
+            them: Kim et al., 2008); fattree and clos: the shift i -> i + S mod N by the S
+            terminals of one top-level subtree (k^(n-1); a Clos's pod, K^2/4), so every packet
+            climbs to the top level and the up links of every level carry the whole load
 =========== ===============================================================================
 
 The last four are BookSim2's random patterns (``traffic.cpp``): their destinations may be the
@@ -51,7 +53,7 @@ CHUNK_CYCLES = 1024
 
 PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm",
             "uniform-self", "diagonal", "asymmetric", "taper64", "worst-case")
-WORST_CASE_TOPOLOGIES = ("dragonfly",)  # where the adversarial pattern is defined so far
+WORST_CASE_TOPOLOGIES = ("dragonfly", "fattree", "clos")  # where the adversarial pattern is defined so far
 registry.register("open-loop", PATTERNS)
 PERMUTATIONS = ("transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm")
 FIXED_POINT_CHOICES = ("idle", "self")
@@ -121,6 +123,10 @@ def permutation(pattern: str, topo, seed: int) -> np.ndarray | None:
         return from_coord((coord + (radix + 1) // 2 - 1) % radix)
     if pattern == "neighbor":
         return from_coord((coord + 1) % radix) if grid else (ids + 1) % n
+    if pattern == "worst-case" and topo.kind in ("fattree", "clos"):
+        from netsim_fast.topologies.fattree import top_subtree_terminals
+
+        return (ids + top_subtree_terminals(topo)) % n
     if pattern == "randperm":
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED]))
         while True:  # a derangement: expected e draws
@@ -150,7 +156,7 @@ class SyntheticTraffic:
         self.hotspot_nodes = np.asarray(hotspot_nodes, dtype=np.int64)
         self.fixed = permutation(pattern, topo, seed)
         self.groups = (int(topo.params["group_routers"]), int(topo.params["groups"])) \
-            if pattern == "worst-case" else None
+            if pattern == "worst-case" and self.fixed is None else None
         idle = self.fixed is not None and fixed_points == "idle"
         self.senders = self.fixed != np.arange(self.n_nodes) if idle else np.ones(self.n_nodes, bool)
         self._onoff = (lambda: OnOff(self.n_nodes, self.prob, burst_length, duty_cycle, seed)) \

@@ -157,6 +157,35 @@ class TableRouting:
         return [(p, hops * self.c, hops * self.c + self.c - 1, 0) for p in ports]
 
 
+class UpDownRouting:
+    """Up*/down* from its next-port table (routing/updown.py's docstring): every VC at every hop;
+    where the table allows several ports, ``random`` takes one by the hash of (source terminal,
+    creation cycle, router), ``dest-mod-k`` the one at index (dst // n^hops) mod n of the n in
+    port order, ``adaptive`` offers them all."""
+
+    def __init__(self, topo, table, n_vcs: int, choice: str):
+        self.mask, self.V, self.choice = table.port_mask, n_vcs, choice
+        self.n_escape = 0
+
+    @staticmethod
+    def _mix31(x: int) -> int:
+        x &= 0x7FFFFFFF
+        x ^= x >> 15
+        x = (x * 0x2C1B3C6D) & 0x7FFFFFFF
+        x ^= x >> 12
+        x = (x * 0x297A2D39) & 0x7FFFFFFF
+        return x ^ (x >> 15)
+
+    def rows(self, node: int, src: int, dst: int, C: int, release: int, hops: int):
+        ports = [p for p in range(self.mask.shape[2] * 8) if self.mask[dst // C, node, p // 8] >> (p % 8) & 1]
+        n = len(ports)
+        if n > 1 and self.choice == "random":
+            ports = [ports[self._mix31(self._mix31(self._mix31(src) ^ (release & 0x7FFFFFFF)) ^ node) % n]]
+        elif n > 1 and self.choice == "dest-mod-k":
+            ports = [ports[(dst // n ** hops) % n]]
+        return [(p, 0, self.V - 1, 0) for p in ports]
+
+
 class _Connection:
     """An input lane's route: output (port, VC), usable from ``usable`` (stage 7)."""
 
@@ -169,7 +198,7 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None, priority=None):
+                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None, priority=None, up_port=None):
         assert router in ("lanes", "iq"), router
         assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
         assert switching in ("wormhole", "vct"), switching
@@ -180,7 +209,8 @@ class NaiveFlitSim:
         self.V, self.B, self.O, self.E, self.H = V, B, O, E, H
         self.Tl, self.Tr, self.Tc, self.Cd = t_link, t_routing, t_crossbar, credit_delay
         self.inject_vcs = None if inject_vcs is None else set(int(v) for v in inject_vcs)
-        self.routing = TableRouting(topo, table, V) if table is not None else GridRouting(topo, routing, V)
+        self.routing = UpDownRouting(topo, table, V, up_port) if routing == "updown" else \
+            TableRouting(topo, table, V) if table is not None else GridRouting(topo, routing, V)
         # VCs reallocated only once drained (docs/flit-engine.md, stage 7): "auto" = duato's
         # adaptive VCs, "atomic" = all, "eager" = none.
         assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
@@ -503,6 +533,8 @@ class NaiveFlitSim:
         src, dst, C = self.src[pkt], self.dst[pkt], self.C
         if dst // C == r:  # at the destination terminal's router: its own local port, any VC
             rows = [(self.FL + dst % C, 0, self.V - 1, 0)]
+        elif isinstance(self.routing, UpDownRouting):  # the choice reads terminals and creation
+            rows = self.routing.rows(r, src, dst, C, self.rel[pkt], self.hops[pkt])
         elif isinstance(self.routing, TableRouting):  # the routings see routers
             rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt])
         else:
@@ -660,7 +692,7 @@ class NaiveFlitSim:
 
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
-                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, wire=None,
+                   inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, wire=None, up_port="random",
                    pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles, pkt_priority=None) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
@@ -704,5 +736,5 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
                        np.asarray(pkt_release), vc_realloc, vc_alloc, table, source_queue=int(source_queue),
-                       wire=wire, priority=pkt_priority)
+                       wire=wire, priority=pkt_priority, up_port=up_port)
     return sim.run(int(max_cycles))
