@@ -1,10 +1,10 @@
 """Up*/down* routing (Schroeder et al., Autonet, 1991) on any graph, as a next-port table that
 needs no per-packet state, and the kernel's choice among a table's candidate ports.
 
-**Order.** Every router gets a rank: its level counted from the top on the trees (a k-ary
-n-tree's or a Clos's top switches rank 0, topologies/fattree.py), else its BFS distance from a
-root (the router of least eccentricity, lowest id on ties), computed on the graph as it is,
-failed links removed. A link ``u -> v`` goes *up* when ``(rank[v], v) < (rank[u], u)``, else
+**Order.** Every router gets a rank, computed on the graph as it is (failed links removed):
+where terminals sit on some routers only, its height above them counted from the top (a k-ary
+n-tree's or a Clos's levels: the top switches rank 0), else its BFS distance from a root (the
+router of least eccentricity, lowest id on ties). A link ``u -> v`` goes *up* when ``(rank[v], v) < (rank[u], u)``, else
 *down*. A legal route is up hops then down hops: no down -> up turn. Ups and downs are each
 acyclic (they follow a total order), and a route's dependencies run up -> up, up -> down or
 down -> down, so the channel dependency graph is acyclic with any number of VCs and every VC
@@ -56,15 +56,14 @@ _MASK31 = 0x7FFFFFFF
 
 def ranks(topo) -> np.ndarray:
     """int64[routers]: the up*/down* rank (0 at the top), see the module docstring."""
-    if topo.kind in ("fattree", "clos"):
-        from netsim_fast.topologies.fattree import switch_levels
-
-        levels = switch_levels(topo)
-        return levels.max() - levels
     from netsim_fast.routing.table import all_pairs_distances
 
     dist = all_pairs_distances(topo).astype(np.int64)
     dist[dist < 0] = np.iinfo(np.int32).max
+    ends = -(-topo.n_terminals // topo.concentration)
+    if ends < topo.n_nodes:  # terminals on some routers only (the trees' leaves, numbered first)
+        height = dist[:, :ends].min(axis=1)
+        return height.max() - height
     root = int(np.argmin(dist.max(axis=1)))  # least eccentricity, lowest id on ties
     return dist[root]
 

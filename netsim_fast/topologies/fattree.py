@@ -81,14 +81,6 @@ def clos(switch_ports: int) -> Topology:
     return _with_terminals(base, h, edges * h)
 
 
-def switch_levels(topo: Topology) -> np.ndarray:
-    """int64[routers]: each switch's level, 0 at the leaves (the up*/down* order of both trees)."""
-    if topo.kind == "fattree":
-        return np.repeat(np.arange(int(topo.params["n"]), dtype=np.int64), int(topo.params["k"]) ** (int(topo.params["n"]) - 1))
-    h = int(topo.params["switch_ports"]) // 2
-    return np.repeat(np.arange(3, dtype=np.int64), [2 * h * h, 2 * h * h, h * h])
-
-
 def top_subtree_terminals(topo: Topology) -> int:
     """Terminals under one switch below the top level: one top-level subtree of a k-ary n-tree
     (``k^(n-1)``), one pod of a Clos (``K^2/4``): the shift of ``--pattern worst-case``."""
@@ -97,4 +89,4 @@ def top_subtree_terminals(topo: Topology) -> int:
     return (int(topo.params["switch_ports"]) // 2) ** 2
 
 
-__all__ = ["clos", "fattree", "switch_levels", "top_subtree_terminals"]
+__all__ = ["clos", "fattree", "top_subtree_terminals"]
