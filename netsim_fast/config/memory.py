@@ -30,7 +30,12 @@ def available_mib() -> int | None:
 
 
 def _ports(cfg) -> int:
-    """Ports per router including the local ones (``--concentration``), from the description alone."""
+    """Ports per router including the local ones (``--concentration``; a tree's leaf terminals on
+    every switch), from the description alone."""
+    if cfg.topology == "fattree":
+        return 3 * cfg.k
+    if cfg.topology == "clos":
+        return cfg.switch_ports + cfg.switch_ports // 2
     return _network_ports(cfg) + cfg.concentration - 1
 
 

@@ -27,6 +27,8 @@ TABLE_ROUTINGS = ("minimal", "bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcoun
 # Non-minimal routings of the dragonfly (flit engine, lanes and iq routers): a per-packet
 # intermediate group on top of the dragonfly's minimal table, VC class = global hops crossed.
 NONMIN_ROUTINGS = {"valiant": VALIANT, "ugal-l": UGAL_L, "ugal-g": UGAL_G}
+# Up*/down* from its own table, every VC at every hop (routing/updown.py), code UPDOWN.
+UPDOWN_ROUTINGS = {"updown": UPDOWN}
 NONMIN_CLASSES = 3  # VC classes they need: 0 before the first global hop, 1 after it, 2 after the second
 NAMES = {code: name for name, code in CODES.items()}
 
