@@ -256,9 +256,56 @@ def test_same_seed_same_json():
     (("run", "--topology", "fattree", "--k", "2", "--n", "3", "--pattern", "random-te"), ["--topology", "finite"]),
     (("run", "--topology", "torus", "--k", "4", "--up-port", "dest-mod-k"), ["--up-port", "updown only"]),
     (("run", "--topology", "fattree", "--k", "2", "--n", "3", "--up-port", "dmodk"), ["--up-port", "dmodk"]),
-    (("run", "--topology", "fattree", "--k", "2", "--n", "3", "--router", "booksim"), ["--router", "booksim", "lanes"]),
+    (("run", "--topology", "clos", "--switch-ports", "4", "--router", "booksim"), ["--router", "booksim", "clos"]),
+    (("run", "--topology", "fattree", "--k", "2", "--n", "3", "--router", "booksim", "--routing", "min"), ["--routing", "min"]),
     (("run", "--topology", "torus", "--k", "4", "--routing", "updown", "--router", "booksim"), ["--routing", "updown", "lanes"]),
     (("run", "--topology", "torus", "--k", "4", "--pattern", "worst-case"), ["worst-case", "fattree"]),
 ])
 def test_refusals(args, words):
     assert_refused(runner.invoke(app, list(args)), words)
+
+
+# -- the booksim router: BookSim2's fattree with nca -------------------------------------------
+
+def test_booksim_nca_goes_down_where_updown_does_and_up_at_random_elsewhere():
+    from netsim_fast.flit.booksim.routefns import fattree_nca
+
+    topo = fattree(3, 3)
+    table = updown_table(topo)
+    k, n, conc, ports = 3, 3, topo.concentration, topo.n_ports
+    rng, out = np.array([88172645463325252], np.uint64), np.zeros(7, np.int64)
+    for dst in range(topo.n_terminals):
+        for node in range(topo.n_nodes):
+            allowed = [p for p in range(ports) if table.port_mask[dst // conc, node, p // 8] >> (p % 8) & 1]
+            seen = set()
+            for _ in range(30):
+                fattree_nca(node, dst, ports, conc, k, n, 4, rng, out)
+                seen.add(int(out[0]))
+                assert (out[1], out[2]) == (0, 3)
+            if node == dst // conc:
+                assert seen == {ports - conc + dst % conc}
+            elif allowed[0] < k:  # updown goes down: the one down port
+                assert seen == set(allowed)
+            else:  # up: every up port, at random
+                assert seen == set(allowed) == set(range(k, 2 * k))
+
+
+def test_booksim_router_on_a_fat_tree_delivers_with_booksim2s_zero_load_latency():
+    # 2-ary 2-tree: two terminals of one leaf are 0 links apart, of two leaves 2 (up and down)
+    s = simulate(Config(topology="fattree", k=2, n=2, router="booksim", rate=0.02, packet_flits=1, warmup=200,
+                        measure=3000, seed=2))
+    assert s["completed"] and not s["saturated"] and s["hops_mean"] > 0
+    assert s["booksim_stats"]["packet_latency"]["minimum"] == 7  # a packet within its leaf (BookSim2: 7 + L - 1)
+
+
+def test_booksim_config_maps_fattree_nca(tmp_path):
+    from netsim_fast.config.booksim_import import booksim_config_fields
+
+    path = tmp_path / "ft.cfg"
+    path.write_text("topology = fattree; k = 4; n = 3; routing_function = nca;\n")
+    fields = booksim_config_fields(path)
+    assert (fields["topology"], fields["k"], fields["n"], fields["routing"]) == ("fattree", 4, 3, "nca")
+    Config(**fields)  # a valid run
+    path.write_text("topology = fattree; k = 4; n = 3; routing_function = anca;\n")
+    with pytest.raises(Exception, match="routing_function"):
+        booksim_config_fields(path)

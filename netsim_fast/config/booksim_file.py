@@ -157,6 +157,7 @@ _ROUTINGS = {  # BookSim2 registers routing functions per topology (limited_adap
     "anynet": ("min",),
     "dragonflynew": ("min",),  # min_dragonflynew; ugal_dragonflynew is not there yet
     "flatfly": ("ran_min",),  # ran_min_flatfly; its xyyx, valiant and ugal functions are not there yet
+    "fattree": ("nca",),  # fattree_nca; anca_fattree is not there yet
 }
 _PATTERNS = {"uniform": "uniform-self", **{p: p for p in ("transpose", "bitcomp", "bitrev", "shuffle", "tornado",
                                                             "neighbor", "randperm", "diagonal", "asymmetric", "taper64")}}

@@ -90,9 +90,11 @@ def validate_booksim(cfg) -> None:
         _validate_booksim_dragonfly(cfg)
     elif cfg.topology == "flatfly":
         _validate_booksim_flatfly(cfg)
+    elif cfg.topology == "fattree":
+        _validate_booksim_fattree(cfg)
     elif cfg.topology not in ("mesh", "torus"):
         raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus), its "
-                                            "dragonflynew (dragonfly) and its flatfly (flatfly)")
+                                            "dragonflynew (dragonfly), its flatfly (flatfly) and its fattree (fattree)")
     if cfg.topology == "torus" and 2 in cfg.dims:
         raise bad("dims", ",".join(map(str, cfg.dims)),
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
@@ -212,10 +214,20 @@ def _validate_booksim_flatfly(cfg) -> None:
                                                        "--no-use-noc-latency")
 
 
+def _validate_booksim_fattree(cfg) -> None:
+    """BookSim2's ``fattree`` (a k-ary n-tree) with ``nca``: nearest common ancestor, a random up
+    port at each router, every VC (routefunc.cpp's ``fattree_nca``)."""
+    if cfg.routing != "nca":
+        raise bad("routing", cfg.routing, "on a fattree the booksim router runs BookSim2's nca (fattree_nca; anca is "
+                                          "not there yet)")
+    if cfg.noq:
+        raise bad("noq", "on", "on a fattree not supported (noq slices the VCs by dimension-order ports)")
+
+
 def _validate_booksim_routing(cfg) -> None:
     """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
-    if cfg.topology in ("dragonfly", "flatfly"):
-        return  # _validate_booksim_dragonfly, _validate_booksim_flatfly
+    if cfg.topology in ("dragonfly", "flatfly", "fattree"):
+        return  # _validate_booksim_dragonfly, _validate_booksim_flatfly, _validate_booksim_fattree
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS

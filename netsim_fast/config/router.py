@@ -82,6 +82,7 @@ ROUTING_TOPOLOGIES = {
     "dim_order_bal": ("torus",),
     "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
     "ran_min": ("flatfly",),  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp)
+    "nca": ("fattree",),  # BookSim2's fattree_nca (routefunc.cpp)
     "minimal": TOPOLOGIES,
     "updown": TOPOLOGIES,  # routing/updown.py
     **{name: ("bmg",) for name in BMG_ROUTINGS},
@@ -110,7 +111,7 @@ FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + (
 NONMIN_ROUTINGS = ("valiant", "ugal-l", "ugal-g")
 BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                     "planar_adapt", "limited_adapt", "romm", "romm_ni", "valiant", "valiant_ni",
-                    "dim_order_bal", "min", "ran_min")  # the booksim router's own (flit/booksim/routefns.py)
+                    "dim_order_bal", "min", "ran_min", "nca")  # the booksim router's own (flit/booksim/routefns.py)
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
@@ -131,12 +132,12 @@ def needs_datelines(cfg: TopologyFields) -> bool:
 
 
 def _validate_routing(cfg: RouterFields) -> None:
-    if cfg.router == "booksim" and cfg.engine == "flit" and cfg.topology in TREE_TOPOLOGIES:
-        raise bad("router", cfg.router, f"does not run --topology {cfg.topology} (BookSim2's fattree and its nca "
-                                        "routing are not ported to it); use --router lanes or iq with --routing updown")
+    if cfg.router == "booksim" and cfg.engine == "flit" and cfg.topology == "clos":
+        raise bad("router", cfg.router, "does not run --topology clos (BookSim2 has no folded Clos; its fattree is "
+                                        "--topology fattree); use --router lanes or iq with --routing updown")
     if cfg.routing is None:
         booksim = cfg.router == "booksim" and cfg.engine == "flit"
-        on_dragonfly = "min" if cfg.topology == "dragonfly" else "dim_order"
+        on_dragonfly = {"dragonfly": "min", "fattree": "nca"}.get(cfg.topology, "dim_order")
         _set(cfg, "routing", on_dragonfly if booksim else default_routing(cfg.topology, cfg.engine))
     if cfg.routing not in ROUTING_TOPOLOGIES:
         raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))

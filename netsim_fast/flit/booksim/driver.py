@@ -45,7 +45,7 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        priority=bs.PRI_CLASS if cfg.priority == "class" and cfg.classes > 1 else bs.PRIORITIES[cfg.priority],
                        routing=ROUTINGS.get(cfg.routing, 0),
                        df_a=int(topo.params.get("group_routers", topo.params.get("k", 0))),
-                       df_h=int(topo.params.get("global_links", 0)))
+                       df_h=int(topo.params.get("global_links", topo.params.get("n", 0))))
 
 
 def dragonfly_latencies(cfg, topo) -> tuple[int, int]:

@@ -31,10 +31,12 @@ R_DIM_ORDER, R_DIM_ORDER_NI, R_DIM_ORDER_PNI, R_XY_YX, R_ADAPTIVE_XY_YX = 0, 1, 
 R_MIN_ADAPT, R_PLANAR_ADAPT, R_ROMM, R_ROMM_NI, R_VALIANT, R_DIM_ORDER_BAL = 5, 6, 7, 8, 9, 10
 R_DRAGONFLY_MIN = 11  # BookSim2's min_dragonflynew (dragonfly.cpp), on --topology dragonfly
 R_FLATFLY_MIN = 12  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp's min_flatfly), on --topology flatfly
+R_FATTREE_NCA = 13  # BookSim2's fattree_nca (routefunc.cpp), on --topology fattree
 ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
             "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
             "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
-            "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN, "ran_min": R_FLATFLY_MIN}
+            "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN, "ran_min": R_FLATFLY_MIN,
+            "nca": R_FATTREE_NCA}
 
 
 @njit(**KERNEL_JIT)
@@ -290,6 +292,24 @@ def flatfly_min(node, dst, n_ports, conc, k, v, out):
 
 
 @njit(**KERNEL_JIT)
+def fattree_nca(node, dst, n_ports, conc, k, n, v, rng, out):
+    """BookSim2's ``fattree_nca`` (nearest common ancestor, random up) on netsim-fast's k-ary
+    n-tree (topologies/fattree.py: switch ``l * k^(n-1) + w`` at level ``l`` from the leaves,
+    down ports ``0 .. k-1``, up ports ``k .. 2k-1``, then the ``k`` terminal ports). A switch
+    of level ``l`` covers the ``k^(l+1)`` terminals of block ``w // k^l``: towards a terminal it
+    covers, the down port of digit ``l`` of the terminal (at a leaf: the terminal's port), else a
+    random up port (``RandomInt(k-1)`` from the router's generator). Every VC, at every hop."""
+    out[1], out[2], out[3], out[4], out[5], out[6] = 0, v - 1, 0, 0, -1, -1
+    per_level = k ** (n - 1)
+    level, pos = node // per_level, node % per_level
+    below = k ** level
+    if dst // (below * k) == pos // below:
+        out[0] = n_ports - conc + dst % conc if level == 0 else (dst // below) % k
+    else:
+        out[0] = k + rand_int(rng, k - 1)
+
+
+@njit(**KERNEL_JIT)
 def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
                     n_ports, conc, v, rng, out, df_a, df_h):
     """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
@@ -297,12 +317,16 @@ def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node
     one), and the destination router's exit becomes the destination terminal's own local port
     ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself. On a
     dragonfly (``df_a`` routers per group, ``df_h`` global links each): ``dragonfly_min``; on a
-    flattened butterfly (``df_a`` = k routers per dimension): ``flatfly_min``."""
+    flattened butterfly (``df_a`` = k routers per dimension): ``flatfly_min``; on a k-ary n-tree
+    (``df_a`` = k, ``df_h`` = n): ``fattree_nca``."""
     if fn == R_DRAGONFLY_MIN:
         dragonfly_min(node, dst, in_port, ph, n_ports, conc, df_a, df_h, out)
         return
     if fn == R_FLATFLY_MIN:
         flatfly_min(node, dst, n_ports, conc, df_a, v, out)
+        return
+    if fn == R_FATTREE_NCA:
+        fattree_nca(node, dst, n_ports, conc, df_a, df_h, v, rng, out)
         return
     if conc == 1:
         route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph, n_ports, v,
