@@ -40,6 +40,8 @@ BookSim2's mean saturation rate, on the same seeds, and at ``ZERO_LOAD_RATE`` (z
 ``ZERO_LOAD_SEEDS`` seeds. Every single run is appended to
 ``docs/figures/booksim_parity_matrix_runs.csv`` and reused on a rerun; a configuration already
 in ``docs/figures/booksim_parity_matrix.csv`` is skipped, so an interrupted run resumes.
+``--matrix --fattree`` measures the same on BookSim2's fattree with ``nca`` (``FATTREE``: a
+4-ary 3-tree and a 2-ary 4-tree) into ``booksim_parity_fattree*.csv`` and ``.png``.
 ``--plot`` redraws ``booksim_parity_matrix.png`` and prints the table (each difference with its
 standard error from the seed-to-seed spread); ``--confirm N`` reruns every missed criterion on
 N fresh seeds per simulator (``booksim_parity_matrix_confirm.csv``).
@@ -155,13 +157,16 @@ def main(argv=None) -> int:
     ap.add_argument("--routings", action="store_true", help="BookSim2's routing functions side by side")
     ap.add_argument("--routing-delay", type=int, default=1, help="with --routings: 0 for lookahead routing")
     ap.add_argument("--matrix", action="store_true", help="the parity matrix: saturation and latency, both simulators")
+    ap.add_argument("--fattree", action="store_true",
+                    help="with --matrix: BookSim2's fattree with nca instead (FATTREE, booksim_parity_fattree.csv)")
     ap.add_argument("--plot", action="store_true", help="with --matrix: only redraw the figure from the CSV files")
     ap.add_argument("--confirm", type=int, default=0, metavar="N",
                     help="with --matrix: rerun every missed criterion on N fresh seeds per simulator")
     args = ap.parse_args(argv)
+    configs, out = (FATTREE, FATTREE_CSV) if args.fattree else (MATRIX, MATRIX_CSV)
     if args.matrix and args.plot:
-        plot_matrix()
-        print(matrix_table())
+        plot_matrix(out)
+        print(matrix_table(out))
         return 0
     binary = os.environ.get("BOOKSIM")
     if not binary:
@@ -171,7 +176,7 @@ def main(argv=None) -> int:
         print(confirm(binary, args.confirm))
         return 0
     if args.matrix:
-        return matrix(binary, args)
+        return matrix(binary, args, configs, out)
     if args.seeds is None:
         args.seeds = 2
     if args.routings:
@@ -516,17 +521,27 @@ def matrix_row(name: str, c: dict, cache: RunCache, seeds: int) -> dict:
 
 MATRIX_CSV = Path("docs/figures/booksim_parity_matrix.csv")
 
+# BookSim2's fattree (k-ary n-tree) with its nca routing: the matrix's measurements on the trees
+# (--fattree), in their own files.
+FATTREE = {
+    "fattree4ary3_4vc_b8_4f_nca_islip_uniform": {"topology": "fattree", "k": 4, "n": 3, "vcs": 4, "buf": 8, "size": 4,
+                                                 "routing": "nca", "alloc": "islip", "spec": 0, "traffic": "uniform"},
+    "fattree2ary4_2vc_b4_1f_nca_sep_bitcomp": {"topology": "fattree", "k": 2, "n": 4, "vcs": 2, "buf": 4, "size": 1,
+                                               "routing": "nca", "alloc": "separable_input_first", "spec": 0,
+                                               "traffic": "bitcomp"},
+}
+FATTREE_CSV = Path("docs/figures/booksim_parity_fattree.csv")
 
-def matrix(binary: str, args) -> int:
+
+def matrix(binary: str, args, configs: dict = MATRIX, out: Path = MATRIX_CSV) -> int:
     seeds = args.seeds or 3
-    out = MATRIX_CSV
     out.parent.mkdir(parents=True, exist_ok=True)
     cache = RunCache(out.with_name(out.stem + "_runs.csv"), binary)
     done = set()
     if out.exists():
         with open(out, newline="") as f:
             done = {r["config"] for r in csv.DictReader(f)}
-    for name, c in MATRIX.items():
+    for name, c in configs.items():
         if args.only not in name or name in done:
             continue
         print(f"== {name}", file=sys.stderr, flush=True)
@@ -543,8 +558,8 @@ def matrix(binary: str, args) -> int:
             w.writerow(row)
         print(f"{name}: sat {row['booksim_sat']:.4f} / {row['netsim_sat']:.4f} ({row['sat_diff_pct']:+.2f} %), "
               f"pass {row['pass_all']}", file=sys.stderr, flush=True)
-        plot_matrix()
-    print(matrix_table())
+        plot_matrix(out)
+    print(matrix_table(out))
     return 0
 
 
@@ -646,17 +661,17 @@ def matrix_noise(row: dict, runs: list[dict]) -> dict:
     return out
 
 
-def matrix_table() -> str:
+def matrix_table(path: Path = MATRIX_CSV) -> str:
     """The markdown table of ``booksim_parity_matrix.csv``; beside each difference, in brackets,
     its standard error from the seed-to-seed spread of both simulators."""
-    runs = _read(MATRIX_CSV.with_name(MATRIX_CSV.stem + "_runs.csv"))
+    runs = _read(path.with_name(path.stem + "_runs.csv"))
     lines = ["| configuration | BookSim2 sat | netsim sat | sat diff | lat 20 % | lat 50 % | lat 80 % | "
              "zero-load BookSim2 | zero-load diff | pass |", "|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(x, se, spec, unit):
         return _fmt(x, spec, unit) + ("" if se is None or x in ("", None) else f" ({se:.1f})")
 
-    for r in _read(MATRIX_CSV):
+    for r in _read(path):
         se = matrix_noise(r, runs)
         fails = [w for w, k in (("sat", "pass_sat"), ("lat", "pass_lat"), ("zero-load", "pass_zero_load"))
                  if r[k] != "1"]
@@ -668,7 +683,7 @@ def matrix_table() -> str:
     return "\n".join(lines)
 
 
-def plot_matrix() -> None:
+def plot_matrix(path: Path = MATRIX_CSV) -> None:
     """One panel per configuration: mean packet latency against offered load, both simulators
     (markers: the means at zero load and at 20/50/80 % of BookSim2's saturation; dots: the
     stable bisection runs; dashed lines: the saturation rates)."""
@@ -679,8 +694,8 @@ def plot_matrix() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = _read(MATRIX_CSV)
-    runs = _read(MATRIX_CSV.with_name(MATRIX_CSV.stem + "_runs.csv"))
+    rows = _read(path)
+    runs = _read(path.with_name(path.stem + "_runs.csv"))
     if not rows:
         return
     cols = 5
@@ -716,7 +731,7 @@ def plot_matrix() -> None:
     fig.supxlabel("offered load (flits/node/cycle)", fontsize=8)
     fig.supylabel("mean packet latency (cycles)", fontsize=8)
     fig.tight_layout()
-    fig.savefig(MATRIX_CSV.with_suffix(".png"), dpi=110)
+    fig.savefig(path.with_suffix(".png"), dpi=110)
     plt.close(fig)
 
 

@@ -309,3 +309,12 @@ def test_booksim_config_maps_fattree_nca(tmp_path):
     path.write_text("topology = fattree; k = 4; n = 3; routing_function = anca;\n")
     with pytest.raises(Exception, match="routing_function"):
         booksim_config_fields(path)
+
+
+def test_booksim_example_fattree_config_maps_onto_the_4_ary_3_tree():
+    from netsim_fast.config.booksim_import import booksim_config_fields
+
+    fields = booksim_config_fields("tests/booksim_cases/example_fattree.cfg")
+    cfg = Config(**fields)
+    assert (cfg.topology, cfg.k, cfg.n, cfg.routing, cfg.router) == ("fattree", 4, 3, "nca", "booksim")
+    assert (cfg.vcs, cfg.buf, cfg.pattern, cfg.rate, cfg.n_terminals) == (4, 16, "uniform-self", 0.6, 64)
