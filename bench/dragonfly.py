@@ -9,7 +9,10 @@ G = 33 (1056 terminals, BookSim2's dragonfly example). Links between groups take
 ``--global-latency`` cycles (default 10), links inside a group ``--local-latency`` (default 1,
 the ``--t-link``), credits alike (flit/wires.py). Lanes router, 6 VCs (two per VC class of
 valiant and ugal-*, two per hop class of minimal), 8-flit packets (the default), ``--buf``
-flits per input lane (default 32). The buffers hold the credit round trip: a flit sent on a
+flits per input lane (default 32), a routing unit per header (``--headers-per-cycle 0``: with
+the engine's default of one header routed per router and cycle, the large dragonfly's 15-port
+routers cap every routing at 8 / 15 = 0.53 flits per port and cycle, the routing unit's limit,
+not the network's; Kim et al.'s routers route every input in parallel). The buffers hold the credit round trip: a flit sent on a
 link of latency L at t arrives at t + L, can leave its lane that cycle and its credit comes
 back L cycles later, so a lane needs 2L slots to stream at full rate (2 x 10 = 20 <= 32); a
 warning is printed when ``--buf`` is below that.
@@ -49,12 +52,13 @@ def run_point(routing: str, pattern: str, rate: float, args) -> dict:
     extra.update({k: getattr(args, k) for k in ("warmup", "measure") if getattr(args, k) is not None})
     s = simulate(Config(**(LARGE if args.large else KIM), routing=routing, pattern=pattern, rate=rate,
                         buf=args.buf, vcs=args.vcs, seed=1, global_latency=args.global_latency,
+                        headers_per_cycle=args.headers_per_cycle,
                         local_latency=args.local_latency, **extra))
     return {"routing": routing, "pattern": pattern, "rate": rate, **{k: s.get(k) for k in FIELDS[3:]}}
 
 
 def knee(routing: str, pattern: str, args, rows: list) -> float:
-    """Saturation at 0.01 resolution, bisected on the loads 0.01 .. 1.00."""
+    """Saturation at 0.01 resolution, bisected on the loads 0.01 .. 1.00 (from 0.51)."""
     def sat(hundredths: int) -> bool:
         rate = hundredths / 100
         row = run_point(routing, pattern, rate, args)
@@ -64,9 +68,7 @@ def knee(routing: str, pattern: str, args, rows: list) -> float:
               f"{'SATURATED' if row['saturated'] else ''}", flush=True)
         return row["saturated"]
 
-    if not sat(100):
-        return 1.0
-    lo, hi = 0, 100  # lo: not saturated (0 by definition), hi: saturated
+    lo, hi = 0, 101  # lo: not saturated (0 by definition), hi: saturated (101: not run)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if sat(mid):
@@ -107,6 +109,7 @@ def main() -> None:
     ap.add_argument("--large", action="store_true", help="P=4, A=8, H=4, G=33: 1056 terminals")
     ap.add_argument("--global-latency", type=int, default=10, help="cycles on a link between groups (default 10)")
     ap.add_argument("--local-latency", type=int, default=1, help="cycles on a link inside a group (default 1)")
+    ap.add_argument("--headers-per-cycle", type=int, default=0, help="routing units per router (default 0: one per header)")
     ap.add_argument("--warmup", type=int, default=None)
     ap.add_argument("--measure", type=int, default=None)
     ap.add_argument("--quick", action="store_true")

@@ -87,9 +87,11 @@ def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, 
             inl[lane].age = pkts[pkt].injected
             if (p.routing == UGAL_L or p.routing == UGAL_G) and mid[pkt] >= 0 and \
                     lane - base >= (p.n_ports - p.conc) * p.n_vcs:
-                # a header in a local lane is at its source router: UGAL's one choice
-                mid[pkt] = choose_ugal(route_mask, nbr, outl, ports, p.group_routers, p.n_nodes, p.n_ports, p.n_vcs,
-                                       p.buf, pkts[pkt].src // p.conc, pkts[pkt].dst // p.conc, mid[pkt],
+                # a header in a local lane is at its source router: UGAL's one choice (its own lane,
+                # routed but not yet a candidate of any port, must not count in ugal-g's demand)
+                inl[lane].cand = 0
+                mid[pkt] = choose_ugal(route_mask, nbr, inl, outl, ports, p.group_routers, p.n_nodes, p.n_ports,
+                                       p.n_vcs, p.buf, pkts[pkt].src // p.conc, pkts[pkt].dst // p.conc, mid[pkt],
                                        p.routing == UGAL_G)
             n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
             cand = np.int64(0)

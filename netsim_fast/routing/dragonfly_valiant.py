@@ -16,10 +16,17 @@ from its own state at that cycle: the flits in the port's output lanes plus the 
 on all its VCs (``B − credits`` per VC: flits sent downstream whose slots have not come back).
 ``ugal-l`` compares ``q_min · H_min`` with ``q_val · H_val``, the queues of the first hop of
 each route at the source router times the route's hop count (Kim et al.'s UGAL-L).
-``ugal-g`` is an *idealised reference* (no router can see this): it compares, for each whole
-route, the sum of the queues of every port it crosses (read from the other routers' state at
-the same cycle) plus ``3 H`` (the zero-load cycles of a hop with unit delays). Ties go to the
-minimal route. A route here is the one that takes the lowest allowed port at each router.
+``ugal-g`` is an *idealised reference* (no router can see this): it compares the estimated
+delay of each whole route, summed over every port it crosses (read from the other routers' state
+at the same cycle): the flits queued for the port, which here also counts the flits in that
+router's input lanes bound for it (``port_demand``: lanes connected to one of its VCs, and
+routed headers waiting for a VC with the port among their candidates), plus the hop's zero-load
+cycles (3 with unit delays, plus the link's extra wire cycles, flit/wires.py). Kim et al. give
+UGAL-G the queues of every channel; in an input-queued router the backlog of a congested output
+waits in the input lanes, so without them the estimate misses exactly the queue of the
+bottleneck (worst-case traffic: a group's one global link to the next group, whose demand
+waits at its router; measured, README "Kim et al."). Ties go to the minimal route. A route here
+is the one that takes the lowest allowed port at each router.
 
 **VC classes (deadlock freedom).** A hop's class is the number of global links the head has
 crossed before it: 0 in the source group, 1 after the first global hop, 2 after the second.
@@ -97,10 +104,31 @@ def port_queue(outl, ports, node, port, n_ports, n_vcs, buf):
 
 
 @njit(**KERNEL_JIT)
-def route_cost(port_mask, nbr, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, mid, whole):
-    """(hops, queue) of the route from router ``src`` to ``dst`` via group ``mid`` (NONE:
+def port_demand(inl, outl, node, port, n_ports, n_vcs):
+    """Flits in router ``node``'s input lanes bound for output ``port``: lanes connected to one of
+    its VCs, and routed headers waiting for a VC with ``port`` among their candidates (ugal-g)."""
+    q = np.int64(0)
+    first = node * n_ports * n_vcs
+    bit = np.int64(1) << min(port, 63)  # flit/flits.port_bit
+    for lane in range(first, first + n_ports * n_vcs):
+        if inl[lane].len == 0:
+            continue
+        out = inl[lane].out
+        if out >= 0:
+            if outl[out].port == port:
+                q += inl[lane].len
+        elif inl[lane].route_done >= 0 and inl[lane].cand & bit:
+            q += inl[lane].len
+    return q
+
+
+@njit(**KERNEL_JIT)
+def route_cost(port_mask, nbr, inl, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, mid, whole):
+    """(hops, cost) of the route from router ``src`` to ``dst`` via group ``mid`` (NONE:
     minimal), following the lowest allowed port: the queue of its first port, or (``whole``)
-    the sum over every port it crosses."""
+    the estimated delay: over every port it crosses, the flits queued for it (in the router's
+    input lanes, its output lanes, downstream) plus the hop's zero-load cycles (3 plus the
+    link's extra wire cycles)."""
     cur, hops, q = src, 0, np.int64(0)
     while cur != dst and hops < 8:
         target, _cls = route_target(a, n_routers, cur, src, dst, hops, mid)
@@ -109,18 +137,22 @@ def route_cost(port_mask, nbr, outl, ports, a, n_routers, n_ports, n_vcs, buf, s
             break
         if hops == 0 or whole:
             q += port_queue(outl, ports, cur, port, n_ports, n_vcs, buf)
+        if whole:
+            q += port_demand(inl, outl, cur, port, n_ports, n_vcs) + 3 + outl[(cur * n_ports + port) * n_vcs].wire
         cur = nbr[cur, port]
         hops += 1
     return hops, q
 
 
 @njit(**KERNEL_JIT)
-def choose_ugal(port_mask, nbr, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, mid, whole):
+def choose_ugal(port_mask, nbr, inl, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, mid, whole):
     """UGAL's choice at the source router: ``mid`` (the Valiant candidate) or NONE (minimal)."""
-    h_min, q_min = route_cost(port_mask, nbr, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, NONE, whole)
-    h_val, q_val = route_cost(port_mask, nbr, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, mid, whole)
-    if whole:  # ugal-g: estimated delay of each whole route (its queues, plus 3 cycles a hop)
-        if q_min + 3 * h_min <= q_val + 3 * h_val:
+    h_min, q_min = route_cost(port_mask, nbr, inl, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, NONE,
+                              whole)
+    h_val, q_val = route_cost(port_mask, nbr, inl, outl, ports, a, n_routers, n_ports, n_vcs, buf, src, dst, mid,
+                              whole)
+    if whole:  # ugal-g: estimated delay of each whole route
+        if q_min <= q_val:
             return NONE
         return mid
     if q_min * h_min <= q_val * h_val:
