@@ -91,12 +91,13 @@ def plot(rows: list, path: Path, title: str) -> None:
                          if r["routing"] == routing and r["pattern"] == pattern and not r["saturated"])
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=routing)
-        ax.set_title(f"{pattern}: {title}", fontsize=9)
+        ax.set_title(pattern)
         ax.set_xlabel("offered load (flits/terminal/cycle)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("mean latency (cycles), unsaturated runs")
     axes[0].set_ylim(0, 300)
     axes[0].legend()
+    fig.suptitle(f"{title} (the runs of the bisection)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 

@@ -55,9 +55,21 @@ def test_a_long_wire_is_pipelined_one_flit_every_t_link_cycles(router):
     long_head, long_tail = _one_packet_arrivals(16, global_latency=30, **kw)
     assert long_head - head == 30 - 2
     assert long_tail - long_head == tail - head <= 15 * 2
-    # with 8-flit lanes the credits (delayed by the wire too) come back too late: the stream stalls
-    shallow_head, shallow_tail = _one_packet_arrivals(16, global_latency=30, router=router, t_link=2, buf=8)
-    assert shallow_head == long_head and shallow_tail - shallow_head > 2 * 30
+
+
+@pytest.mark.parametrize("router,round_trip", [("lanes", 60), ("iq", 61)])
+def test_a_lane_streams_at_full_rate_once_it_holds_the_credit_round_trip(router, round_trip):
+    # the README's buffer sizing, by hand: a flit sent at t over a link of latency L = 30 arrives
+    # at t + L (iq: t + 1 + L, after the crossbar), may leave its lane that cycle, and its credit
+    # comes back credit_delay + L - 1 = L cycles later: one slot is busy 2L cycles (iq 2L + 1).
+    # With that many slots a 64-flit packet's tail follows its head by 63 cycles; one slot fewer
+    # and the stream stalls once per round trip.
+    def gap(buf):
+        head, tail = _one_packet_arrivals(64, router=router, buf=buf, global_latency=30)
+        return tail - head
+
+    assert gap(round_trip) == gap(round_trip + 4) == 63
+    assert gap(round_trip - 1) == 64
 
 
 def test_the_event_rings_grow_with_the_longest_wire():
