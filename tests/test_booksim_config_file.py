@@ -178,7 +178,8 @@ def test_the_lists_hold_what_the_issue_scopes():
         assert key in bf.IGNORED, key
     for key in ("x", "y", "yr", "read_request_size", "write_fraction", "read_reply_begin_vc"):
         assert key in bf.SUPPORTED, key  # flatfly's floor plan; request-reply keys, inert at use_read_write = 0
-    for key in ("class_priority", "vct", "private_bufs", "fail_seed"):
+    assert "class_priority" in bf.SUPPORTED
+    for key in ("vct", "private_bufs", "fail_seed"):
         assert key in bf.REJECTED, key
 
 
@@ -310,6 +311,15 @@ def test_traffic_patterns():
     assert "one value per traffic class" in error(fields, "traffic = {uniform,transpose};")
 
 
+def test_classes_become_one_process_with_a_class_mix():
+    got = fields("classes = 2; injection_rate = {0.1,0.3}; class_priority = {1,0}; priority = class; packet_size = 4;")
+    assert (got["classes"], got["class_mix"], got["class_priority"]) == (2, (0.1, 0.3), (1, 0))
+    assert got["rate"] == pytest.approx(1.6)  # 0.4 packets of 4 flits
+    got = fields("classes = 3; injection_rate = {0.1,0.2}; class_priority = 2;")  # the last item repeats
+    assert (got["class_mix"], got["class_priority"]) == ((0.1, 0.2, 0.2), (2, 2, 2))
+    assert "classes" not in fields("classes = 1;")  # the default
+
+
 def test_routing_follows_the_topology():
     assert fields("routing_function = dor;")["routing"] == "dor"  # BookSim2's alias of dim_order on meshes
     assert fields("topology = torus; routing_function = dim_order_bal;")["routing"] == "dim_order_bal"
@@ -321,7 +331,12 @@ def test_routing_follows_the_topology():
 
 @pytest.mark.parametrize("text, words", [
     ("c = 4;", "one node per router (it reads no c); only 1"),
-    ("classes = 2;", "traffic classes: only 1"),
+    ("classes = 2; traffic = {uniform,transpose};", "classes share one traffic"),
+    ("classes = 2; packet_size = {{4},{8}};", "share one packet size mix"),
+    ("classes = 2; injection_rate = {0.6,0.6};", "at most one packet per node per cycle over all 2 classes"),
+    ("classes = 2; class_priority = {1,-1};", "integers >= 0"),
+    ("classes = 3; injection_rate = {0.1,0.1,0.1,0.1};", "4 given for classes = 3"),
+    ("classes = 17;", "classes"),
     ("subnets = 2;", "physical subnetworks: only 1"),
     ("router = event;", "only iq"),
     ("injection_process = poisson;", "bernoulli or on_off"),

@@ -165,3 +165,19 @@ def test_report_booksim_prints_a_block_per_class_and_seeds_average_per_class():
     first = lines.index("====== Traffic class 1 ======") + 1
     mean = sum(s["per_class"][1]["booksim_stats"]["packet_latency"]["average"] for s in out["per_seed"]) / 2
     assert lines[first] == f"Packet latency average = {mean:g} (2 samples)"
+
+
+def test_booksim_control_is_per_class_like_booksim2():
+    # BookSim2 on this file aborts with "Average latency for class 1 exceeded 500 cycles": the
+    # starved low class passes the limit while the high class stays far below it (an estimate
+    # over all packets would not have passed it yet)
+    from pathlib import Path
+
+    case = Path(__file__).parent / "booksim_cases" / "classes_mesh44.cfg"
+    result = CliRunner().invoke(app, ["run", "--booksim-config", str(case), "injection_rate={0.14,0.08}", "--json",
+                                      "--quiet"])
+    assert result.exit_code == 0, result.output
+    control = json.loads(result.stdout)["booksim_control"]
+    assert control["unstable"] and "of class 1 exceeded --latency-limit 500" in control["unstable_reason"]
+    high, low = control["periods"][-1]["latency_estimate"]
+    assert low > 500 and high < 125

@@ -198,19 +198,29 @@ class _Reader:
 
     def __init__(self, parsed: dict):
         self.values = {**DEFAULTS, **parsed}
+        self.classes = 1  # read first of all (_classes): the per-class keys depend on it
 
     def fail(self, key: str, allowed: str):
         return bad("booksim-config", f"{key}={self.values[key]}", allowed)
 
-    def one(self, key: str):
-        """The value of the only traffic class (a one-item {list} gives its item)."""
+    def per_class(self, key: str) -> list:
+        """The value of each class, as BookSim2 reads a {list} (the last item repeated for the
+        classes past its end, items past the classes ignored)."""
         value = self.values[key]
-        if key in _PER_CLASS and isinstance(value, str):
-            items = _split(value)
-            if len(items) > 1:
-                raise self.fail(key, "one value per traffic class, and netsim-fast runs one class (classes = 1)")
-            value = items[0]
-        return value
+        items = _split(value) if isinstance(value, str) else [value]
+        if len(items) > self.classes:  # BookSim2 would quietly drop the rest: a slip, not a setting
+            raise self.fail(key, f"one value per traffic class: {len(items)} given for classes = {self.classes}")
+        return items + [items[-1]] * (self.classes - len(items))
+
+    def one(self, key: str):
+        """The value every traffic class shares (a one-item {list} gives its item)."""
+        if key not in _PER_CLASS:
+            return self.values[key]
+        items = self.per_class(key)
+        if any(item != items[0] for item in items):
+            raise self.fail(key, f"netsim-fast's {self.classes} classes share one {key} (only injection_rate "
+                                 "may differ from class to class); give one value")
+        return items[0]
 
     def number(self, key: str, kind=int, low=None, high=None, what=""):
         value = self.one(key)
@@ -261,8 +271,12 @@ def _packet_sizes(r: _Reader) -> tuple[tuple[int, int], ...]:
         if not isinstance(value, str):
             return [value]
         classes = _split(value)
-        if len(classes) > 1:
-            raise r.fail(key, f"one list per traffic class, and netsim-fast runs one class; write one class's as {hint}")
+        if len(classes) > r.classes:
+            raise r.fail(key, f"one list per traffic class ({len(classes)} given for classes = {r.classes}); "
+                              f"write one class's as {hint}")
+        if any(c != classes[0] for c in classes):
+            raise r.fail(key, f"netsim-fast's {r.classes} classes share one packet size mix; give one class's, "
+                              f"as {hint}")
         return [int(v) if _INT.fullmatch(v) else -1 for v in _split(classes[0])]
 
     sizes, rates = items("packet_size", "{{4,8}}"), items("packet_size_rate", "{{1,3}}")
@@ -362,15 +376,46 @@ def _traffic(r: _Reader, out: dict) -> None:
         out["fixed_points"] = "self"  # BookSim2's permutations send a node mapped to itself to itself
     mix = _packet_sizes(r)
     mean = _mean_size(mix)
-    rate = r.number("injection_rate", float)
+    rates = _class_rates(r)
+    rate = sum(rates)
     uses_flits = r.number("injection_rate_uses_flits", low=0, high=1, what=" (0 or 1)")
     if not 0 <= (rate / mean if uses_flits else rate) <= 1:  # BookSim2's limit, in packets
-        raise r.fail("injection_rate", f"BookSim2 takes 0 to 1 packets per node per cycle (packets of {mean:g} flits)")
+        raise r.fail("injection_rate", f"BookSim2 takes 0 to 1 packets per node per cycle (packets of {mean:g} flits)"
+                     + (f"; netsim-fast creates at most one packet per node per cycle over all {r.classes} classes"
+                        if r.classes > 1 else ""))
     out["rate"] = rate if uses_flits else rate * mean  # flits per node per cycle
+    if r.classes > 1:  # one process at the summed rate whose packets draw their class by its rate
+        out["class_mix"] = tuple(rates) if rate > 0 else None
     out["packet_size_mix"] = mix if len(mix) > 1 else None  # several sizes: no packet_flits
     if len(mix) == 1:
         out["packet_flits"] = mix[0][0]
     _injection(r, out, out["rate"] / mean)
+
+
+def _classes(r: _Reader, out: dict) -> None:
+    """``classes`` and ``class_priority`` (BookSim2's ``GetIntArray``, the last item repeated)."""
+    from netsim_fast.config.workload import MAX_CLASSES
+
+    r.classes = r.number("classes", low=1, high=MAX_CLASSES, what=" traffic classes")
+    if r.classes == 1:
+        return
+    out["classes"] = r.classes
+    priorities = []
+    for item in r.per_class("class_priority"):
+        if not _INT.fullmatch(str(item)) or not 0 <= int(item) < 1 << 30:
+            raise r.fail("class_priority", "expected integers >= 0 (BookSim2 asserts a flit priority >= 0)")
+        priorities.append(int(item))
+    out["class_priority"] = tuple(priorities)
+
+
+def _class_rates(r: _Reader) -> list[float]:
+    """``injection_rate`` of each class (a {list} gives the classes in turn)."""
+    rates = []
+    for item in r.per_class("injection_rate"):
+        if not _FLOAT.fullmatch(str(item)) or float(item) < 0:
+            raise r.fail("injection_rate", "expected numbers >= 0 (packets, or flits, per node per cycle)")
+        rates.append(float(item))
+    return rates
 
 
 def _injection(r: _Reader, out: dict, load: float) -> None:
@@ -444,10 +489,11 @@ def to_config_fields(parsed: dict) -> dict:
         named = "; ".join(f"{', '.join(keys)} ({why})" for why, keys in groups.items())
         raise bad("booksim-config", named, "BookSim2 keys netsim-fast does not support; remove them")
     r = _Reader(parsed)
+    out = {"router": "booksim"}
+    _classes(r, out)
     for key in AT_DEFAULT_ONLY:
         if key in parsed and r.one(key) not in (DEFAULTS[key], str(DEFAULTS[key])):
             raise r.fail(key, f"{SUPPORTED[key]} in netsim-fast")
-    out = {"router": "booksim"}
     topology = _network(r, out)
     _router(r, out, topology)
     _traffic(r, out)

@@ -54,7 +54,8 @@ vc_prioritize_empty       i  0          S  VC allocation prefers empty VCs
 vc_priority_donation,vc_shuffle_requests i 0 S= priority donation, shuffled VC requests: only 0
 hold_switch_for_packet    i  0          S  keep the crossbar connection for the whole packet
 priority                  s  none       S  flit priorities
-classes                   i  1          S= traffic classes: only 1
+class_priority            is 0          S  priority of each class (--class-priority; used under priority = class)
+classes                   i  1          S  traffic classes (--classes): per-class keys may differ in injection_rate only
 traffic                   s  uniform    S  destination pattern
 perm_seed                 is 0          S  seed of the randperm pattern
 injection_rate            fs 0.1        S  offered load, packets per node per cycle (flits with injection_rate_uses_flits)
@@ -103,7 +104,6 @@ private_buf_size          is 1          R  shared-buffer policies
 private_buf_start_vc,private_buf_end_vc is -1 R shared-buffer policies
 feedback_aging_scale      i  1          R  shared-buffer policies
 feedback_offset           i  0          R  shared-buffer policies
-class_priority            is 0          R  priorities of several traffic classes
 burst_alpha,burst_beta    f  0.5        S  on_off: probability per cycle of turning on, of turning off
 burst_r1                  f  -1.0       S  on_off: packets per cycle while on (negative: derived from the rate)
 batch_size                i  1000       S  batch mode: packets per node (--batch)

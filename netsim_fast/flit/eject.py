@@ -27,8 +27,9 @@ from netsim_fast.flit.state import (
 
 
 @njit(**KERNEL_JIT)
-def deliver(pkts, ts_accepted, cnt, w, win_start, win_end, debug, flit, when):
-    """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code."""
+def deliver(pkts, ts_accepted, cnt, cls, cls_out, w, win_start, win_end, debug, flit, when):
+    """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code.
+    With several traffic classes (``cls`` not empty) it counts in its class's ``cls_out`` too."""
     pkt = flit_packet(flit)
     seq = (flit & CODE_MASK) >> 1
     if debug and seq != pkts[pkt].ejected:
@@ -37,6 +38,8 @@ def deliver(pkts, ts_accepted, cnt, w, win_start, win_end, debug, flit, when):
         return ERR_ORDER
     pkts[pkt].ejected += 1
     cnt[C_FLITS_OUT] += 1
+    if cls.shape[0]:
+        cls_out[cls[pkt]] += 1
     ts_accepted[w] += 1
     if when >= win_start and when < win_end:
         cnt[C_WIN_FLITS_OUT] += 1
@@ -113,7 +116,7 @@ def eject_lanes(s, p, t, w):
             nodes[node].flits -= 1
             nodes[term].rr_eject = 0 if served + 1 == v else served + 1
             flit = ol_buf[out, pos].flit
-            err = deliver(pkts, ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
+            err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, w, p.win_start, p.win_end, p.debug, flit, t)
             if err != ERR_OK:
                 return err
             if is_tail(flit) and p.sync != SYNC_NONE:
@@ -130,7 +133,7 @@ def eject_iq(s, p, t, w):
     now = t % p.ring
     for i in range(ev_eject_n[now]):
         flit = ev_eject[now, i]
-        err = deliver(pkts, ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
+        err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, w, p.win_start, p.win_end, p.debug, flit, t)
         if err != ERR_OK:
             return err
         if is_tail(flit) and p.sync != SYNC_NONE:

@@ -36,6 +36,10 @@ across the window's edges; past saturation, under ``throughput``, BookSim2 drops
 its queue clock had not reached, where we wait for it, so the accepted rates agree and the
 packet latencies (unbounded in both) do not.
 
+With several traffic classes (``--classes``) every figure above is per class, as in BookSim2:
+a period converges when every class's changes are within the thresholds, and any class whose
+estimate passes the latency limit makes the run unstable (the periods list each class's).
+
 The control reads the packet records with numpy between kernel batches; it never changes what
 the kernel does except where the measured window is (``FlitParams.win_start``, ``win_end``).
 """
@@ -73,7 +77,7 @@ class BookSimControl:
     ``next_check`` cycle and applies what it returns."""
 
     def __init__(self, cfg, n_nodes: int):
-        self.period, self.n_nodes = cfg.sample_period, n_nodes
+        self.period, self.n_nodes, self.classes = cfg.sample_period, n_nodes, cfg.classes
         self.limit = cfg.latency_limit if cfg.sim_type == "latency" else 0  # 0: off
         self.latency_mode = cfg.sim_type == "latency"
         self.warmup_periods, self.max_samples = cfg.warmup_periods, cfg.max_samples
@@ -82,26 +86,33 @@ class BookSimControl:
         self.drain_bound = cfg.drain
         self.phase = WARMING_UP
         self.total_phases = self.converged = 0
-        self.prev_latency = self.prev_accepted = 0.0
+        self.prev_latency = np.zeros(cfg.classes)  # per class
+        self.prev_accepted = np.zeros(cfg.classes)
         self.warm_time = self.drain_time = None
         self.unstable: str | None = None  # why the run was abandoned
         self.periods: list[dict] = []
         self.first_open = 0  # every packet before it was delivered before last_check
         self.last_check = 0
         self.next_check = self.period
-        self._clear(0, 0)
+        self._clear(0, np.zeros(cfg.classes, np.int64))
 
     # -- statistics since the last clear ---------------------------------------------------
 
-    def _clear(self, t: int, flits_out: int) -> None:
+    def _clear(self, t: int, flits_out) -> None:
         self.reset_time, self.flits_out_at_reset = t, flits_out
-        self.latency_sum, self.latency_count = 0.0, 0
+        self.latency_sum, self.latency_count = np.zeros(self.classes), np.zeros(self.classes, np.int64)
 
-    def _account(self, state, t: int) -> float:
+    def _flits_out(self, state) -> np.ndarray:
+        """Flits delivered so far, per class."""
+        return state.cls_out.copy() if self.classes > 1 else np.array([state.cnt[fs.C_FLITS_OUT]], np.int64)
+
+    def _account(self, state, t: int) -> np.ndarray:
         """Add the packets retired in [last_check, t) under the record rule; return BookSim2's
-        latency estimate at ``t`` (retired latencies plus ages of the flits in flight)."""
+        latency estimate at ``t`` of each class (retired latencies plus ages of the flits in flight)."""
         n = int(state.cnt[fs.C_NEXT_RELEASE])
         pkt = state.pkt[self.first_open:n]
+        k = self.classes
+        cls = state.cls[self.first_open:n] if k > 1 else np.zeros(pkt.size, np.int64)
         release = pkt["release"]
         tail = pkt["tail_del"]
         new = (tail >= self.last_check) & (tail < t)
@@ -109,18 +120,18 @@ class BookSimControl:
             new &= release >= self.warm_time
             if self.drain_time is not None:
                 new &= release < self.drain_time
-        self.latency_sum += float((tail[new] - release[new]).sum())
-        self.latency_count += int(new.sum())
+        self.latency_sum += np.bincount(cls[new], weights=(tail[new] - release[new]).astype(float), minlength=k)
+        self.latency_count += np.bincount(cls[new], minlength=k)
         live = pkt["injected"] != fs.DROPPED
         open_ = (tail < 0) & (release < t) & live & self._generated(state, pkt)
         flits = (pkt["len"][open_] - pkt["ejected"][open_]).astype(np.int64)
-        in_flight = int(flits.sum())
-        age = float((flits * (t - release[open_])).sum())
+        in_flight = np.bincount(cls[open_], weights=flits, minlength=k)
+        age = np.bincount(cls[open_], weights=(flits * (t - release[open_])).astype(float), minlength=k)
         waiting = np.flatnonzero((tail < 0) & live)
         self.first_open += int(waiting[0]) if waiting.size else int(pkt.size)
         self.last_check = t
         total = self.latency_count + in_flight
-        return (self.latency_sum + age) / total if total else 0.0
+        return np.divide(self.latency_sum + age, total, out=np.zeros(k), where=total > 0)
 
     def _generated(self, state, pkt) -> np.ndarray:
         """Which of ``pkt`` (ids from ``first_open``) BookSim2 has generated: a node generates
@@ -144,30 +155,36 @@ class BookSimControl:
         (the measured window opens at ``t``), ``drain`` (it closes at ``t``) or ``stop``
         (unstable: ``self.unstable`` says why)."""
         estimate = self._account(state, t)
+        worst = int(np.argmax(estimate))  # the first class past the limit, if any is
+        over = self.limit and estimate[worst] > self.limit
+        what = f"latency estimate {estimate[worst]:.1f}" + (f" of class {worst}" if self.classes > 1 else "")
         if self.phase == DRAINING:
             self.next_check = t + DRAIN_CHECK
-            if self.limit and estimate > self.limit:
-                self.unstable = f"latency estimate {estimate:.1f} exceeded --latency-limit {self.limit} while draining"
+            if over:
+                self.unstable = f"{what} exceeded --latency-limit {self.limit} while draining"
                 return "stop"
             return "continue"
-        latency = self.latency_sum / self.latency_count if self.latency_count else math.nan
-        flits = int(state.cnt[fs.C_FLITS_OUT]) - self.flits_out_at_reset
-        accepted = flits / max(t - self.reset_time, 1) / self.n_nodes
-        latency_change, accepted_change = _change(latency, self.prev_latency), _change(accepted, self.prev_accepted)
-        self.prev_latency, self.prev_accepted = latency, accepted
-        self.periods.append({"cycle": t, "state": self.phase, "latency": latency, "accepted": accepted,
-                             "latency_change": latency_change, "throughput_change": accepted_change,
-                             "latency_estimate": estimate})
-        if self.limit and estimate > self.limit:
-            self.unstable = f"latency estimate {estimate:.1f} exceeded --latency-limit {self.limit}"
+        k = self.classes
+        latency = [self.latency_sum[c] / self.latency_count[c] if self.latency_count[c] else math.nan for c in range(k)]
+        flits = self._flits_out(state) - self.flits_out_at_reset
+        accepted = [float(f) / max(t - self.reset_time, 1) / self.n_nodes for f in flits]
+        latency_change = [_change(latency[c], self.prev_latency[c]) for c in range(k)]
+        accepted_change = [_change(accepted[c], self.prev_accepted[c]) for c in range(k)]
+        self.prev_latency, self.prev_accepted = np.array(latency), np.array(accepted)
+        one = (lambda x: x[0]) if k == 1 else (lambda x: [float(v) for v in x])  # one class: scalars
+        self.periods.append({"cycle": t, "state": self.phase, "latency": one(latency), "accepted": one(accepted),
+                             "latency_change": one(latency_change), "throughput_change": one(accepted_change),
+                             "latency_estimate": one(estimate.tolist())})
+        if over:
+            self.unstable = f"{what} exceeded --latency-limit {self.limit}"
             return "stop"
         if self.phase == WARMING_UP:
-            lat_bad = _exceeds(latency_change, self.warmup_thres) and self.latency_mode
+            lat_bad = any(_exceeds(x, self.warmup_thres) for x in latency_change) and self.latency_mode
             warm = (self.total_phases + 1 >= self.warmup_periods if self.warmup_periods > 0
-                    else not lat_bad and not _exceeds(accepted_change, self.acc_warmup_thres))
+                    else not lat_bad and not any(_exceeds(x, self.acc_warmup_thres) for x in accepted_change))
         else:
-            lat_bad = _exceeds(latency_change, self.stopping_thres) and self.latency_mode
-            ok = not lat_bad and not _exceeds(accepted_change, self.acc_stopping_thres)
+            lat_bad = any(_exceeds(x, self.stopping_thres) for x in latency_change) and self.latency_mode
+            ok = not lat_bad and not any(_exceeds(x, self.acc_stopping_thres) for x in accepted_change)
             self.converged = self.converged + 1 if ok else 0
         self.total_phases += 1
         self.next_check = t + self.period
@@ -183,7 +200,7 @@ class BookSimControl:
             self.next_check = t + DRAIN_CHECK
             return "drain"
         if action == "warmed" or self.phase == WARMING_UP and self.total_phases % 2 == 0:
-            self._clear(t, int(state.cnt[fs.C_FLITS_OUT]))
+            self._clear(t, self._flits_out(state))
         return action
 
     def drain_limit(self) -> int:
@@ -197,6 +214,8 @@ class BookSimControl:
     def report(self) -> dict:
         """The ``booksim_control`` block of the summary."""
         def finite(x):
+            if isinstance(x, list):
+                return [finite(v) for v in x]
             return None if isinstance(x, float) and not math.isfinite(x) else x
         return {"sim_type": "latency" if self.latency_mode else "throughput",
                 "warmed_up_at": self.warm_time, "drain_time": self.drain_time,

@@ -239,6 +239,8 @@ class FlitState(NamedTuple):
     cls: np.ndarray           # int32[cap] traffic class of each packet, beside PACKET; empty for one class
     class_pri: np.ndarray     # int64[K] priority of each class (higher first; --class-priority)
     class_level: np.ndarray   # int32[K] its rank among the distinct priorities (0: highest)
+    cls_out: np.ndarray       # int64[K] flits delivered of each class (several classes; BookSim2's
+                              # per-class accepted rate, flit/sampling.py)
     q_last: np.ndarray        # int32[T, K] last packet of each priority level in each source queue
                               # (NONE: none), where a newly released packet is linked in (flit/source.py)
 
@@ -318,6 +320,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         cls=np.zeros(packet_capacity if p.classes > 1 else 0, i4),
         class_pri=np.zeros(p.classes, i8),
         class_level=np.zeros(p.classes, i4),
+        cls_out=np.zeros(p.classes, i8),
         q_last=np.full((terms, p.classes) if p.classes > 1 else (0, 1), NONE, i4),
     )
 

@@ -36,7 +36,7 @@ def read_terminals(s, b, p, bp, t, w, slot):
     pkts, cnt = s.pkt, s.cnt
     for i in range(b.ev_del_n[slot]):
         flit = b.ev_del[slot, i]
-        err = deliver(pkts, s.ts_accepted, cnt, w, p.win_start, p.win_end, p.debug, flit, t)
+        err = deliver(pkts, s.ts_accepted, cnt, s.cls, s.cls_out, w, p.win_start, p.win_end, p.debug, flit, t)
         if err != ERR_OK:
             return err
         if (flit & 1) == 1 and p.sync != SYNC_NONE:
