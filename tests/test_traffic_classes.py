@@ -181,3 +181,14 @@ def test_booksim_control_is_per_class_like_booksim2():
     assert control["unstable"] and "of class 1 exceeded --latency-limit 500" in control["unstable_reason"]
     high, low = control["periods"][-1]["latency_estimate"]
     assert low > 500 and high < 125
+
+
+def test_a_sweep_row_has_a_column_per_class_figure():
+    from netsim_fast.sweep.table import make_row
+
+    summary = run_json("--topology mesh --k 3 --rate 0.2 --warmup 200 --measure 800 --classes 2 --class-priority 1,0")
+    row = make_row(point_id="p", repeat=0, config=Config(topology="mesh", k=3, classes=2).to_dict(), metrics=summary,
+                   worker="w", wall_seconds=0.0, status="ok", error=None)
+    assert "per_class" not in row and row["classes"] == 2
+    assert row["class1_latency_mean"] == summary["per_class"][1]["latency_mean"]
+    assert row["class0_priority"] == 1 and row["class0_packets"] + row["class1_packets"] == summary["packets"]

@@ -4,7 +4,8 @@ Columns: ``point_id``, ``repeat``, ``seed``, every ``Config`` field (same names 
 options), every metric of ``netsim-fast run --json``, then ``worker``, ``wall_seconds``,
 ``status`` (ok, failed, timeout) and ``error``. A metric whose name is also a config field gets
 the prefix ``sim_`` (``cycles`` simulated becomes ``sim_cycles``; the config's ``cycles`` stays
-the option; the summary's ``error`` is the row's ``error``). Nested metrics (``latency_histogram``, ``measure_window``) are stored as JSON text
+the option; the summary's ``error`` is the row's ``error``); ``per_class`` (traffic classes)
+becomes the columns ``class<c>_<figure>``. Nested metrics (``latency_histogram``, ``measure_window``) are stored as JSON text
 in their cell, so nothing is lost and the column set does not depend on the run.
 
 Durability: every row is one line (text cells never hold a newline), written and flushed as it
@@ -59,9 +60,20 @@ def make_row(*, point_id: str, repeat: int, config: dict, metrics: dict, worker:
     for key, value in metrics.items():
         if key == "error":
             continue  # the summary's own error message: the row's error column records it
+        if key == "per_class" and isinstance(value, list):  # traffic classes: plottable columns
+            row.update(class_columns(value))
+            continue
         row[f"sim_{key}" if key in taken else key] = value
     row.update(worker=worker, wall_seconds=wall_seconds, status=status, error=error)
     return row
+
+
+def class_columns(per_class: list[dict]) -> dict:
+    """``per_class`` of a summary as flat columns ``class<c>_<figure>`` (``class1_latency_mean``),
+    so that ``netsim-fast plot DIR --y class1_latency_mean`` draws a class's curve; the class's
+    BookSim2 block stays in the run's own output."""
+    return {f"class{entry['class']}_{key}": value for entry in per_class for key, value in entry.items()
+            if key not in ("class", "booksim_stats")}
 
 
 def _cell(value) -> str:
