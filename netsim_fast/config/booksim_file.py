@@ -376,7 +376,7 @@ def _traffic(r: _Reader, out: dict) -> None:
         out["fixed_points"] = "self"  # BookSim2's permutations send a node mapped to itself to itself
     mix = _packet_sizes(r)
     mean = _mean_size(mix)
-    rates = _class_rates(r)
+    rates = r.rates
     rate = sum(rates)
     uses_flits = r.number("injection_rate_uses_flits", low=0, high=1, what=" (0 or 1)")
     if not 0 <= (rate / mean if uses_flits else rate) <= 1:  # BookSim2's limit, in packets
@@ -393,29 +393,19 @@ def _traffic(r: _Reader, out: dict) -> None:
 
 
 def _classes(r: _Reader, out: dict) -> None:
-    """``classes`` and ``class_priority`` (BookSim2's ``GetIntArray``, the last item repeated)."""
+    """``classes``, and each class's ``class_priority`` and ``injection_rate`` (``r.rates``), as
+    BookSim2's ``GetIntArray`` and ``GetFloatArray`` read them (the last item repeated)."""
     from netsim_fast.config.workload import MAX_CLASSES
 
     r.classes = r.number("classes", low=1, high=MAX_CLASSES, what=" traffic classes")
-    if r.classes == 1:
-        return
-    out["classes"] = r.classes
-    priorities = []
-    for item in r.per_class("class_priority"):
-        if not _INT.fullmatch(str(item)) or not 0 <= int(item) < 1 << 30:
-            raise r.fail("class_priority", "expected integers >= 0 (BookSim2 asserts a flit priority >= 0)")
-        priorities.append(int(item))
-    out["class_priority"] = tuple(priorities)
-
-
-def _class_rates(r: _Reader) -> list[float]:
-    """``injection_rate`` of each class (a {list} gives the classes in turn)."""
-    rates = []
-    for item in r.per_class("injection_rate"):
-        if not _FLOAT.fullmatch(str(item)) or float(item) < 0:
-            raise r.fail("injection_rate", "expected numbers >= 0 (packets, or flits, per node per cycle)")
-        rates.append(float(item))
-    return rates
+    for key, pattern, low in (("injection_rate", _FLOAT, 0), ("class_priority", _INT, 0)):
+        items = r.per_class(key)
+        if not all(pattern.fullmatch(str(x)) and low <= float(x) < 1 << 30 for x in items):
+            raise r.fail(key, f"expected {'numbers' if pattern is _FLOAT else 'integers'} >= 0, one per class")
+        if key == "injection_rate":
+            r.rates = [float(x) for x in items]
+        elif r.classes > 1:
+            out.update(classes=r.classes, class_priority=tuple(int(x) for x in items))
 
 
 def _injection(r: _Reader, out: dict, load: float) -> None:
