@@ -248,28 +248,11 @@ def test_watchdog_finds_the_knot_of_one_vc_torus_rings():
 
 
 def test_retiring_packets_changes_no_booksim_result(monkeypatch):
-    from netsim_fast import simulate
-    from netsim_fast.flit import retire
-    from netsim_fast.summary_keys import WALL_CLOCK_KEYS
+    from tests.test_flit_retire import assert_retiring_changes_nothing
 
     cfg = Config(router="booksim", topology="torus", k=4, vcs=4, buf=4, packet_flits=2, rate=0.5, warmup=300,
                  measure=3000, seed=3, routing_delay=0, priority="age")
-
-    def summary():
-        return {k: v for k, v in simulate(cfg).items() if k not in WALL_CLOCK_KEYS and k != "estimated_mib"}
-
-    whole = summary()
-    shifts = []
-    real = retire.RetiredPackets.retire
-
-    def spy(self, state, upto=None):
-        shifts.append(real(self, state, upto))
-        return shifts[-1]
-
-    monkeypatch.setattr(retire, "RETIRE_AT", 256)
-    monkeypatch.setattr(retire.RetiredPackets, "retire", spy)
-    assert summary() == whole
-    assert sum(shifts) > 0
+    assert_retiring_changes_nothing(cfg, monkeypatch)
 
 
 @pytest.mark.parametrize("kw", [

@@ -31,9 +31,9 @@ def _summary(cfg):
     return {k: v for k, v in simulate(cfg).items() if k not in WALL_CLOCK_KEYS and k != "estimated_mib"}
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_retiring_packets_changes_no_result(case, monkeypatch):
-    cfg = Config(**{**SMALL, **CASES[case]})
+def assert_retiring_changes_nothing(cfg, monkeypatch, retire_at: int = 256) -> None:
+    """The summary of ``cfg`` is the same when packets are retired every ``retire_at`` records,
+    and that threshold does make the run retire some."""
     whole = _summary(cfg)
     retired_runs = []
     real_retire = retire.RetiredPackets.retire
@@ -43,10 +43,15 @@ def test_retiring_packets_changes_no_result(case, monkeypatch):
         retired_runs.append(shift)
         return shift
 
-    monkeypatch.setattr(retire, "RETIRE_AT", 256)
+    monkeypatch.setattr(retire, "RETIRE_AT", retire_at)
     monkeypatch.setattr(retire.RetiredPackets, "retire", spy)
     assert _summary(cfg) == whole
     assert sum(retired_runs) > 0, "the small threshold must make the run retire packets"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_retiring_packets_changes_no_result(case, monkeypatch):
+    assert_retiring_changes_nothing(Config(**{**SMALL, **CASES[case]}), monkeypatch)
 
 
 def test_retired_and_live_tables_join_in_id_order(monkeypatch):

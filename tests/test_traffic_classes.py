@@ -192,3 +192,20 @@ def test_a_sweep_row_has_a_column_per_class_figure():
     assert "per_class" not in row and row["classes"] == 2
     assert row["class1_latency_mean"] == summary["per_class"][1]["latency_mean"]
     assert row["class0_priority"] == 1 and row["class0_packets"] + row["class1_packets"] == summary["packets"]
+
+
+RETIRING = {
+    "lanes": dict(router="lanes", rate=0.9, warmup=500, measure=2000, sample_period=300),
+    "iq, rr": dict(router="iq", vc_alloc="rr", rate=0.6, warmup=500, measure=2000),
+    "booksim, class priority": dict(router="booksim", routing="dim_order", priority="class", rate=0.5,
+                                    measurement="booksim", sample_period=300),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RETIRING))
+def test_retiring_packets_moves_their_classes_with_them(case, monkeypatch):
+    from tests.test_flit_retire import assert_retiring_changes_nothing
+
+    cfg = Config(topology="torus", k=4, vcs=2, buf=4, packet_flits=2, seed=3, classes=3, class_mix=(1, 2, 1),
+                 class_priority=(0, 2, 1), **RETIRING[case])
+    assert_retiring_changes_nothing(cfg, monkeypatch)
