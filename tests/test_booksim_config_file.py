@@ -254,13 +254,31 @@ def test_example_flatfly_maps_onto_the_flatfly_with_ran_min():
     out = bf.to_config_fields(read_case("example_flatfly.cfg"))
     assert (out["topology"], out["k"], out["n"], out["concentration"], out["routing"]) == ("flatfly", 4, 2, 4, "ran_min")
     assert (out["vcs"], out["buf"], out["pattern"], out["use_noc_latency"]) == (8, 4, "uniform-self", True)
+    assert out["terminal_numbering"] == "floorplan"  # BookSim2 numbers its terminals over the floor plan
+
+
+def test_example_cmesh_maps_onto_the_cmesh_with_booksim2s_numbering():
+    out = bf.to_config_fields(read_case("example_cmesh.cfg"))
+    assert (out["topology"], out["k"], out["concentration"], out["routing"]) == ("cmesh", 4, 4, "dor_no_express")
+    assert (out["pattern"], out["fixed_points"], out["terminal_numbering"]) == ("bitcomp", "self", "floorplan")
+    assert bf.to_config_fields(bf.merge(read_case("example_cmesh.cfg"), {"routing_function": "dor"}))["routing"] == "dor"
+
+
+@pytest.mark.parametrize("override, words", [
+    ({"c": "2"}, "c = 4 with xr = yr = 2"),
+    ({"x": "8", "y": "8"}, "k by k routers"),
+    ({"k": "6", "x": "6", "y": "6", "n": "1"}, "two-dimensional"),
+    ({"routing_function": "xy_yx"}, "choose one of dor, dor_no_express, xy_yx_no_express"),
+])
+def test_example_cmesh_refusals(override, words):
+    assert words in error(bf.to_config_fields, bf.merge(read_case("example_cmesh.cfg"), override))
 
 
 @pytest.mark.parametrize("override, words", [
     ({"c": "2"}, "c = xr * yr"),
     ({"x": "2", "y": "2"}, "x = y = k only"),
     ({"n": "3"}, "for n = 2"),
-    ({"traffic": "transpose"}, "only uniform"),
+    ({"n": "3", "use_noc_latency": "0", "traffic": "transpose"}, "only uniform"),
     ({"routing_function": "xyyx"}, "choose one of ran_min"),
     ({"use_read_write": "1"}, "use_read_write"),
 ])

@@ -21,9 +21,10 @@ from netsim_fast._jit import JIT
 
 
 def bisection_capacity(topo) -> float | None:
-    """2B/N for grids whose largest radix is even (the proven bisection), else None."""
+    """2B/N for grids whose largest radix is even (the proven bisection), else None (also for a
+    cmesh, whose express channels cross the mesh's cut)."""
     radix, wrap = topo.arrays.radix, topo.arrays.wrap
-    if radix.size == 0 or int(radix.max()) % 2:
+    if radix.size == 0 or int(radix.max()) % 2 or topo.kind == "cmesh":
         return None
     k = int(radix.max())
     d = int(np.argmax(radix))
@@ -112,7 +113,7 @@ def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal"
     closed = None if topo.faulted else bisection_capacity(topo)
     if closed is not None:
         return closed / t_link, "bisection"
-    if topo.is_grid and not topo.faulted:
+    if topo.is_grid and not topo.faulted and not (topo.kind == "cmesh" and routing == "minimal"):
         loads = _dor_channel_loads(topo.arrays, np.zeros(topo.n_links, np.int64))
         return (topo.n_nodes - 1) / float(loads.max()) / t_link, "max channel load (dor)"
     if table is None:

@@ -158,6 +158,7 @@ _ROUTINGS = {  # BookSim2 registers routing functions per topology (limited_adap
     "dragonflynew": ("min",),  # min_dragonflynew; ugal_dragonflynew is not there yet
     "flatfly": ("ran_min",),  # ran_min_flatfly; its xyyx, valiant and ugal functions are not there yet
     "fattree": ("nca",),  # fattree_nca; anca_fattree is not there yet
+    "cmesh": ("dor", "dor_no_express", "xy_yx_no_express"),  # its xy_yx with express channels is not there yet
 }
 _PATTERNS = {"uniform": "uniform-self", **{p: p for p in ("transpose", "bitcomp", "bitrev", "shuffle", "tornado",
                                                             "neighbor", "randperm", "diagonal", "asymmetric", "taper64")}}
@@ -303,11 +304,13 @@ def _network(r: _Reader, out: dict) -> str:
         out.update(topology="dragonfly", group_routers=2 * p, global_links=p, concentration=p)
     elif topology == "flatfly":
         _flatfly(r, out)
+    elif topology == "cmesh":
+        _cmesh(r, out)
     else:
         if r.number("c") != 1:
             raise r.fail("c", f"BookSim2's {topology} has one node per router (it reads no c); only 1")
         out.update(topology=topology, k=r.number("k", low=2), n=r.number("n", low=1))
-    if topology != "flatfly" and r.number("xr") != 1:
+    if topology not in ("flatfly", "cmesh") and r.number("xr") != 1:
         raise r.fail("xr", "nodes per router along x, read by tornado and neighbor: only 1 off a flatfly")
     if r.values["routing_function"] == "none":
         raise r.fail("routing_function", f"BookSim2 has no default routing; choose one of {', '.join(_ROUTINGS[topology])}")
@@ -320,7 +323,7 @@ def _flatfly(r: _Reader, out: dict) -> None:
     xr = yr and x = y; its channel latencies (use_noc_latency) come from a floor plan of x by y
     routers, which matches the router grid only when n = 2 and x = k (the only plan netsim-fast
     draws). It numbers terminals over that floor plan rather than router by router, which moves
-    a permutation's destinations: only uniform traffic is mapped."""
+    a permutation's destinations: ``terminal_numbering = "floorplan"`` follows it."""
     k, n, c = r.number("k", low=2), r.number("n", low=1), r.number("c", low=1)
     xr, yr, x, y = (r.number(key, low=1) for key in ("xr", "yr", "x", "y"))
     if xr != yr or c != xr * yr:
@@ -330,10 +333,29 @@ def _flatfly(r: _Reader, out: dict) -> None:
     if r.number("use_noc_latency") and (n != 2 or x != k):
         raise r.fail("x", f"the floor plan of channel latencies is drawn here for n = 2 and x = y = k only (here n = "
                           f"{n}, x = {x}, k = {k}); set use_noc_latency = 0 for 1-cycle channels")
-    if r.one("traffic") != "uniform":
-        raise r.fail("traffic", "on a flatfly only uniform: BookSim2 numbers the terminals over its floor plan, not "
-                                "router by router, so a permutation would send elsewhere")
+    if n != 2 and r.one("traffic") != "uniform":
+        raise r.fail("traffic", f"BookSim2 numbers a flatfly's terminals over a floor plan drawn for n = 2 only; with "
+                                f"n = {n} only uniform (which does not depend on the numbering)")
     out.update(topology="flatfly", k=k, n=n, concentration=c)
+    if n == 2:
+        out["terminal_numbering"] = "floorplan"
+
+
+def _cmesh(r: _Reader, out: dict) -> None:
+    """``cmesh`` (cmesh.cpp): k x k routers of c = 4 terminals (BookSim2 asserts n <= 2, c = 4,
+    c = xr * yr, xr = yr and x = y; its floor plan is the router grid, so x = k), its terminals
+    numbered over the floor plan as BookSim2 does."""
+    k, n, c = r.number("k", low=4), r.number("n"), r.number("c")
+    xr, yr, x, y = (r.number(key, low=1) for key in ("xr", "yr", "x", "y"))
+    if n != 2:
+        raise r.fail("n", "BookSim2's cmesh is two-dimensional (it asserts n <= 2, and n = 1 is not a mesh of tiles)")
+    if c != 4 or xr != 2 or yr != 2:
+        raise r.fail("c", f"BookSim2's cmesh needs c = 4 with xr = yr = 2 (here c = {c}, xr = {xr}, yr = {yr})")
+    if x != k or y != k:
+        raise r.fail("x", f"BookSim2's cmesh lays out x by y = k by k routers (here x = {x}, y = {y}, k = {k})")
+    if k % 2:
+        raise r.fail("k", "a cmesh needs an even k (its express channels join the two halves of each edge)")
+    out.update(topology="cmesh", k=k, n=2, concentration=4, terminal_numbering="floorplan")
 
 
 def _router(r: _Reader, out: dict, topology: str) -> None:

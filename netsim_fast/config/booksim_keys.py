@@ -14,15 +14,15 @@ from __future__ import annotations
 # list; "is": an integer that may also be a list or a word), BookSim2's default ("" an empty word),
 # list (S supported, S= supported at its default only, I ignored, R rejected) and the reason.
 _TABLE = """
-topology                  s  torus      S  mesh, torus, dragonflynew, flatfly, or anynet (the router graph of network_file)
-k                         i  8          S  routers per dimension of a mesh, torus or flatfly; dragonflynew: p terminals per router
-n                         i  2          S  dimensions of a mesh, torus or flatfly; dragonflynew: only 1
-c                         i  1          S  nodes per router of a flatfly (= xr * yr); 1 on a mesh or torus
+topology                  s  torus      S  mesh, torus, dragonflynew, flatfly, cmesh, or anynet (the router graph of network_file)
+k                         i  8          S  routers per dimension of a mesh, torus, flatfly or cmesh; dragonflynew: p terminals per router
+n                         i  2          S  dimensions of a mesh, torus or flatfly; dragonflynew: only 1; cmesh: only 2
+c                         i  1          S  nodes per router of a flatfly (= xr * yr) or a cmesh (only 4); 1 on a mesh or torus
 routing_function          s  none       S  the routing, by BookSim2's name for that topology
 network_file              s  ""         S  anynet's router graph
 subnets                   i  1          S= physical subnetworks: only 1
 use_noc_latency           i  1          S  torus links of 2 cycles (1) or 1 (0)
-xr                        i  1          S  flatfly: nodes per router along x (= yr); tornado and neighbor: only 1
+xr                        i  1          S  flatfly, cmesh: nodes per router along x (= yr; cmesh 2); tornado and neighbor: only 1
 link_failures             i  0          S= failed links: only 0
 router                    s  iq         S= router model: only iq (BookSim2's input-queued router)
 routing_delay             i  1          S  route-computation cycles (0: lookahead routing)
@@ -95,8 +95,8 @@ channel_sweep             i  0          I  channel-width sweep of the power esti
 channel_file              s  ""         I  declared by BookSim2, read by no code
 output_delay              i  0          I  declared by BookSim2, read by no code
 in_ports,out_ports        i  5          I  declared by BookSim2, read by no code
-x,y                       i  8          S  flatfly: routers along x and y of its floor plan (= k with use_noc_latency)
-yr                        i  1          S  flatfly: nodes per router along y (= xr)
+x,y                       i  8          S  flatfly, cmesh: routers along x and y of the floor plan (= k; flatfly: with use_noc_latency)
+yr                        i  1          S  flatfly, cmesh: nodes per router along y (= xr)
 fail_seed                 is 0          R  seed of the link failures
 vct                       i  0          R  virtual cut-through of the event router
 private_bufs,max_held_slots i -1 R shared-buffer policies

@@ -92,9 +92,12 @@ def validate_booksim(cfg) -> None:
         _validate_booksim_flatfly(cfg)
     elif cfg.topology == "fattree":
         _validate_booksim_fattree(cfg)
+    elif cfg.topology == "cmesh":
+        _validate_booksim_cmesh(cfg)
     elif cfg.topology not in ("mesh", "torus"):
         raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus), its "
-                                            "dragonflynew (dragonfly), its flatfly (flatfly) and its fattree (fattree)")
+                                            "dragonflynew (dragonfly), flatfly (flatfly), fattree (fattree) and cmesh "
+                                            "(cmesh)")
     if cfg.topology == "torus" and 2 in cfg.dims:
         raise bad("dims", ",".join(map(str, cfg.dims)),
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
@@ -224,10 +227,26 @@ def _validate_booksim_fattree(cfg) -> None:
         raise bad("noq", "on", "on a fattree not supported (noq slices the VCs by dimension-order ports)")
 
 
+BOOKSIM_CMESH_ROUTINGS = ("dor", "dor_no_express", "xy_yx_no_express")
+
+
+def _validate_booksim_cmesh(cfg) -> None:
+    """BookSim2's ``cmesh`` with ``dor`` (express channels), ``dor_no_express`` or
+    ``xy_yx_no_express``; its ``xy_yx`` with express channels is not there yet."""
+    if cfg.routing not in BOOKSIM_CMESH_ROUTINGS:
+        raise bad("routing", cfg.routing, f"on a cmesh the booksim router runs BookSim2's "
+                                          f"{', '.join(BOOKSIM_CMESH_ROUTINGS)} (xy_yx with express channels is not "
+                                          "there yet)")
+    if cfg.routing == "xy_yx_no_express" and cfg.vcs < 2:
+        raise bad("vcs", cfg.vcs, "xy_yx_no_express splits the VCs between its two orders: at least 2")
+    if cfg.noq:
+        raise bad("noq", "on", "on a cmesh not supported (noq slices the VCs by one terminal port per router)")
+
+
 def _validate_booksim_routing(cfg) -> None:
     """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
-    if cfg.topology in ("dragonfly", "flatfly", "fattree"):
-        return  # _validate_booksim_dragonfly, _validate_booksim_flatfly, _validate_booksim_fattree
+    if cfg.topology in ("dragonfly", "flatfly", "fattree", "cmesh"):
+        return  # _validate_booksim_dragonfly, _flatfly, _fattree, _cmesh
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS

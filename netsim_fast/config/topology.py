@@ -23,6 +23,7 @@ MAX_CONCENTRATION = 64  # terminals per router (a router's ports fit the 64-bit 
 TOPOLOGY_OPTIONS = {
     "torus": ("k", "n", "dims"),
     "mesh": ("k", "n", "dims"),
+    "cmesh": ("k", "n", "dims"),
     "hypercube": ("n", "dims"),  # dims: only as a normalised Config carries it (all 2)
     "rrg": ("nodes", "degree"),
     "debruijn": ("nodes", "base"),
@@ -155,6 +156,25 @@ def _check_grid(cfg: TopologyFields) -> None:
     _set(cfg, "dims", (cfg.k,) * n)
     _set(cfg, "k", None)
     _set(cfg, "n", None)
+
+
+def _check_cmesh(cfg: TopologyFields) -> None:
+    """BookSim2's cmesh: a k x k mesh (n = 2), k even and >= 4 for its express channels, four
+    terminals per router (BookSim2 asserts c = 4; the default 1 becomes 4)."""
+    from netsim_fast.topologies.cmesh import CMESH_CONCENTRATION
+
+    if cfg.dims is None and cfg.n not in (None, 2):
+        raise bad("n", cfg.n, "a cmesh is two-dimensional (BookSim2's is broken for n > 2); drop --n or pass 2")
+    _check_grid(cfg)
+    k = cfg.dims[0]
+    if len(cfg.dims) != 2 or cfg.dims[1] != k or k < 4 or k % 2:
+        raise bad("k", k if len(set(cfg.dims)) == 1 else ",".join(map(str, cfg.dims)),
+                  "a cmesh needs a square k x k mesh with an even k >= 4 (its express channels join the two halves "
+                  "of each edge)")
+    if cfg.concentration not in (1, CMESH_CONCENTRATION):
+        raise bad("concentration", cfg.concentration, f"a cmesh has {CMESH_CONCENTRATION} terminals per router "
+                                                      "(BookSim2 asserts c = 4); drop it or pass 4")
+    _set(cfg, "concentration", CMESH_CONCENTRATION)
 
 
 def _check_hypercube(cfg: TopologyFields) -> None:
@@ -311,6 +331,7 @@ def _check_clos(cfg: TopologyFields) -> None:
 _TOPOLOGY_CHECKS = {
     "torus": _check_grid,
     "mesh": _check_grid,
+    "cmesh": _check_cmesh,
     "hypercube": _check_hypercube,
     "rrg": _check_rrg,
     "debruijn": _check_debruijn,
@@ -353,8 +374,9 @@ def validate_concentration(cfg) -> None:
     from netsim_fast.config.workload import is_open_loop
 
     option, value = ("topology", cfg.topology) if tree else ("concentration", c)
-    why = ("terminals on the leaf switches only" if tree else f"{c} terminals per router") + \
-        " run on the flit engine's open-loop synthetic patterns only"
+    who = "terminals on the leaf switches only" if tree else \
+        f"--topology cmesh ({c} terminals per router)" if cfg.topology == "cmesh" else f"{c} terminals per router"
+    why = f"{who} run on the flit engine's open-loop synthetic patterns only"
     if cfg.engine != "flit":
         raise bad(option, value, f"{why}; the packet engine has one terminal per router (pass --engine flit)")
     if not is_open_loop(cfg):

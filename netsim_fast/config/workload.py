@@ -21,7 +21,8 @@ from netsim_fast.config._helpers import set_field as _set
 # Options of open-loop (Bernoulli, measured-window) traffic; finite workloads run to completion.
 OPEN_LOOP_OPTIONS = ("rate", "hotspot_fraction", "hotspot_nodes", "warmup", "measure", "drain", "latency_limit",
                      "sample_period", "source_queue", "injection", "burst_length", "duty_cycle", "packet_sizes",
-                     "packet_mix", "batch", "fixed_points", "classes", "class_mix", "class_priority", "measurement", "sim_type", "warmup_periods", "max_samples",
+                     "packet_mix", "batch", "fixed_points", "classes", "class_mix", "class_priority", "terminal_numbering",
+                     "measurement", "sim_type", "warmup_periods", "max_samples",
                      "warmup_thres", "acc_warmup_thres", "stopping_thres", "acc_stopping_thres")
 SYNCS = ("none", "local", "global")
 
@@ -49,6 +50,7 @@ class WorkloadFields:
     classes: int = 1  # open loop: traffic classes (workloads/classes.py)
     class_mix: tuple[float, ...] | None = None  # ... the share of packets of each class (default equal)
     class_priority: tuple[int, ...] | None = None  # ... each class's priority, higher first (default all 0)
+    terminal_numbering: str = "router"  # the ids patterns see: router by router, or BookSim2's floor plan
     messages: int | None = None  # random: messages per node (default 1)
     messages_file: str | None = None  # file: one 'src dst [release_cycle]' per line
     time_independent: bool = False  # gossip-ham / gossip-one without switching
@@ -128,6 +130,7 @@ def _validate_open_loop(cfg: WorkloadFields) -> None:
     _require_int("source-queue", cfg.source_queue, 1, 2**31 - 1, what=" packets")
     _validate_sizes_and_injection(cfg)
     _validate_fixed_points(cfg)
+    _validate_terminal_numbering(cfg)
     _validate_batch(cfg)
     _validate_classes(cfg)
     if not 0 <= cfg.hotspot_fraction <= 1:
@@ -223,6 +226,22 @@ def _validate_fixed_points(cfg: WorkloadFields) -> None:
     if cfg.fixed_points != "idle" and cfg.pattern not in PERMUTATIONS:
         raise bad("fixed-points", cfg.fixed_points, f"applies to the permutation patterns {', '.join(PERMUTATIONS)} "
                   f"only (--pattern {cfg.pattern} picks its destinations at random)")
+
+
+def _validate_terminal_numbering(cfg) -> None:
+    """``--terminal-numbering floorplan``: BookSim2's numbering of a cmesh's or a two-dimensional
+    flatfly's terminals, over tiles of 2 x 2 (cmesh) or sqrt(C) x sqrt(C) terminals."""
+    from netsim_fast.workloads.synthetic import TERMINAL_NUMBERINGS
+
+    if cfg.terminal_numbering not in TERMINAL_NUMBERINGS:
+        raise unknown_choice("terminal-numbering", cfg.terminal_numbering, TERMINAL_NUMBERINGS)
+    if cfg.terminal_numbering == "router":
+        return
+    side = int(round(cfg.concentration ** 0.5))
+    if not (cfg.topology == "cmesh" or (cfg.topology == "flatfly" and cfg.n == 2 and side * side == cfg.concentration)):
+        raise bad("terminal-numbering", cfg.terminal_numbering, "BookSim2's floor plan numbers the terminals of a "
+                  "cmesh, or of a flatfly with --n 2 and a square --concentration (1, 4, 9, ...); here they are "
+                  "numbered router by router")
 
 
 BATCH_IGNORES = ("warmup", "measure", "drain", "latency_limit", "sample_period", "source_queue", "measurement")

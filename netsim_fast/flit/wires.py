@@ -1,10 +1,12 @@
 """Per-link wire latency: how many cycles each router-to-router link takes.
 
-So far only the dragonfly has link classes: ``--local-latency L`` for the links inside a group
-and ``--global-latency G`` for the links between groups, each the cycles from the cycle a flit
+Two topologies have links of several lengths. The dragonfly: ``--local-latency L`` for the links
+inside a group and ``--global-latency G`` for the links between groups, each the cycles from the cycle a flit
 is sent to the cycle it is written into the downstream input lane, BookSim2's channel latency
 (its dragonflynew compiles in 10 and 100, dragonfly.cpp). Credits coming back over the link
-are delayed as much (BookSim2 gives a channel's credit channel the same latency).
+are delayed as much (BookSim2 gives a channel's credit channel the same latency). BookSim2's
+cmesh: a channel takes one cycle per terminal pitch it spans (``cmesh_wire_lengths``: 2 for a
+mesh channel, k for an express channel), as BookSim2's ``use_noc_latency`` sets them.
 
 On the ``lanes`` and ``iq`` routers a link still accepts one flit every ``--t-link`` cycles and
 the flits in flight overlap (a pipelined wire), so a link of latency ``L >= t_link`` adds
@@ -32,6 +34,11 @@ def dragonfly_latency_table(topo, local: int, far: int) -> np.ndarray:
 def link_wires(cfg, topo) -> np.ndarray | None:
     """int64[N, P]: the cycles each link of the ``lanes`` or ``iq`` router takes beyond
     ``t_link`` (flits and credits); None when every link takes ``t_link``."""
+    if topo.kind == "cmesh":
+        from netsim_fast.topologies.cmesh import cmesh_wire_lengths
+
+        extra = np.maximum(cmesh_wire_lengths(topo) - cfg.t_link, 0)
+        return extra if extra.any() else None
     if topo.kind != "dragonfly" or (cfg.local_latency is None and cfg.global_latency is None):
         return None
     local = cfg.t_link if cfg.local_latency is None else cfg.local_latency

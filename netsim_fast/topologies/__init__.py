@@ -7,6 +7,7 @@ notebooks and tests.
 
 from netsim_fast.topologies.base import NONE, Topology, TopoArrays, concentrate
 from netsim_fast.topologies.circulant import bmg, circulant, complete, ring
+from netsim_fast.topologies.cmesh import cmesh
 from netsim_fast.topologies.debruijn import debruijn
 from netsim_fast.topologies.direct import dragonfly, flatfly, hyperx
 from netsim_fast.topologies.edgelist import from_edgelist_file, from_networkx
@@ -16,8 +17,9 @@ from netsim_fast.topologies.torus import coordinates, hypercube, mesh, torus
 
 # Names ``build_topology`` knows; the grids have coordinates and one port per direction.
 TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist",
-              "flatfly", "hyperx", "dragonfly", "fattree", "clos")
-GRID_TOPOLOGIES = ("torus", "mesh", "hypercube")
+              "flatfly", "hyperx", "dragonfly", "fattree", "clos", "cmesh")
+# cmesh keeps the mesh's coordinates and ports (its express channels use the border ports)
+GRID_TOPOLOGIES = ("torus", "mesh", "hypercube", "cmesh")
 # Indirect networks: terminals on their leaf switches only (topologies/fattree.py).
 TREE_TOPOLOGIES = ("fattree", "clos")
 
@@ -25,12 +27,18 @@ TREE_TOPOLOGIES = ("fattree", "clos")
 def build_topology(cfg) -> Topology:
     """The ``Topology`` of a validated ``netsim_fast.config.Config`` (its failed links removed,
     ``cfg.concentration`` terminals per router)."""
+    return concentrate(router_graph(cfg), getattr(cfg, "concentration", 1))
+
+
+def router_graph(cfg) -> Topology:
+    """The routers and links of ``cfg``'s topology (failed links removed) with one terminal per
+    router: what a routing function sees (``check-deadlock`` proves routings on it)."""
     topo = _build(cfg)
     if getattr(cfg, "link_failures", 0):
         from netsim_fast.topologies.faults import fail_links
 
         topo = fail_links(topo, cfg.link_failures, cfg.fault_seed)
-    return concentrate(topo, getattr(cfg, "concentration", 1))
+    return topo
 
 
 def _build(cfg) -> Topology:
@@ -41,6 +49,8 @@ def _build(cfg) -> Topology:
         return mesh(cfg.dims)
     if kind == "hypercube":
         return hypercube(len(cfg.dims))
+    if kind == "cmesh":
+        return cmesh(cfg.dims[0])
     if kind == "rrg":
         return random_regular(cfg.nodes, cfg.degree, cfg.graph_seed)
     if kind == "debruijn":
@@ -70,7 +80,7 @@ def _build(cfg) -> Topology:
 
 __all__ = [
     "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "TREE_TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology",
-    "circulant", "clos", "complete", "concentrate", "fattree",
+    "circulant", "clos", "cmesh", "complete", "concentrate", "fattree", "router_graph",
     "coordinates", "debruijn", "dragonfly", "flatfly", "from_edgelist_file", "hyperx", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]

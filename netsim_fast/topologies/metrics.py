@@ -66,7 +66,7 @@ def cut_size(edges: np.ndarray, side: np.ndarray) -> int:
 def _grid_exact(topo: Topology):
     radix, wrap = topo.arrays.radix, topo.arrays.wrap
     k_max = int(radix.max())
-    if k_max % 2:
+    if k_max % 2 or topo.kind == "cmesh":  # a cmesh's express channels cross the mesh's cut
         return None
     d = int(np.argmax(radix))
     per_ring = 2 if (wrap[d] and k_max > 2) else 1

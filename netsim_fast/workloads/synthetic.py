@@ -40,6 +40,12 @@ Permutation patterns map some nodes to themselves (the transpose diagonal, say).
 all nodes. With ``--fixed-points self`` they send to themselves at the same rate, through their
 own router only, as BookSim2's permutations do (``traffic.cpp`` returns the source as the
 destination); ``--booksim-config`` chooses it.
+
+Terminals are numbered router by router (terminal ``r*C + p`` is port ``p`` of router ``r``).
+BookSim2 numbers the terminals of its cmesh and flatfly over their floor plan instead: a row of
+``k*s`` terminals after another, each router a square tile of ``s*s`` (``floorplan_labels``).
+With ``--terminal-numbering floorplan`` the patterns pick destinations by those numbers, so a
+permutation (bitcomp, transpose, ...) or ``taper64`` reaches the terminals BookSim2's would.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ WORST_CASE_TOPOLOGIES = ("dragonfly", "fattree", "clos")  # where the adversaria
 registry.register("open-loop", PATTERNS)
 PERMUTATIONS = ("transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm")
 FIXED_POINT_CHOICES = ("idle", "self")
+TERMINAL_NUMBERINGS = ("router", "floorplan")
 _GRID_ONLY = ("tornado",)
 _POW2_ONLY = ("bitrev", "shuffle")
 
@@ -136,13 +143,27 @@ def permutation(pattern: str, topo, seed: int) -> np.ndarray | None:
     return None
 
 
+def floorplan_labels(k: int, side: int) -> np.ndarray:
+    """int64[T]: BookSim2's number of each terminal (router-by-router order) on the floor plan of
+    a k x k grid of routers (router ``x + k*y``), each a tile of ``side`` x ``side`` terminals
+    (port ``p`` at row ``p // side``, column ``p % side`` of its tile): rows of ``k*side``
+    terminals, bottom first (cmesh.cpp's ``NodeToRouter``/``NodeToPort``, flatfly_onchip.cpp's
+    ``flatfly_transformation``, inverted)."""
+    c = side * side
+    t = np.arange(k * k * c, dtype=np.int64)
+    router, port = t // c, t % c
+    row = side * (router // k) + port // side
+    col = side * (router % k) + port % side
+    return row * (k * side) + col
+
+
 class SyntheticTraffic:
     """Packets created in any cycle range, identical however the range is split."""
 
     def __init__(self, topo, *, pattern: str, rate: float, packet_flits: int, seed: int,
                  hotspot_fraction: float = 0.0, hotspot_nodes=(0,), injection: str = "bernoulli",
                  burst_length: float | None = None, duty_cycle: float | None = None,
-                 packet_sizes=None, packet_mix=None, fixed_points: str = "idle"):
+                 packet_sizes=None, packet_mix=None, fixed_points: str = "idle", labels=None):
         from netsim_fast.workloads.injection import OnOff, SizeMix
 
         self.n_nodes = topo.n_nodes
@@ -155,6 +176,13 @@ class SyntheticTraffic:
         self.hotspot_fraction = hotspot_fraction
         self.hotspot_nodes = np.asarray(hotspot_nodes, dtype=np.int64)
         self.fixed = permutation(pattern, topo, seed)
+        # labels[t]: the number the pattern sees for terminal t (floorplan_labels); destinations
+        # are drawn among labels and mapped back (the permutation conjugated by the numbering)
+        self.labels = None if labels is None else np.asarray(labels, np.int64)
+        if self.labels is not None:
+            self.unlabel = np.argsort(self.labels)
+            if self.fixed is not None:
+                self.fixed = self.unlabel[self.fixed[self.labels]]
         self.groups = (int(topo.params["group_routers"]), int(topo.params["groups"])) \
             if pattern == "worst-case" and self.fixed is None else None
         idle = self.fixed is not None and fixed_points == "idle"
@@ -194,6 +222,8 @@ class SyntheticTraffic:
         if self.fixed is not None:
             return self.fixed[src]
         if self.pattern in SELF_PATTERNS:
+            if self.labels is not None:
+                return self.unlabel[_self_destinations(self.pattern, self.labels[src], n, rng)]
             return _self_destinations(self.pattern, src, n, rng)
         if self.pattern == "worst-case":  # dragonfly: a random router of the next group (Kim et al., 2008)
             a, g = self.groups
@@ -231,7 +261,17 @@ def traffic_of(cfg, topo) -> SyntheticTraffic:
     return SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits, seed=cfg.seed,
                             hotspot_fraction=cfg.hotspot_fraction, hotspot_nodes=cfg.hotspot_nodes,
                             injection=cfg.injection, burst_length=cfg.burst_length, duty_cycle=cfg.duty_cycle,
-                            packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix, fixed_points=cfg.fixed_points)
+                            packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix, fixed_points=cfg.fixed_points,
+                            labels=terminal_labels(cfg))
+
+
+def terminal_labels(cfg) -> np.ndarray | None:
+    """The floor-plan numbers of ``--terminal-numbering floorplan`` (None: router by router). A
+    cmesh's tiles are 2 x 2, a flatfly's sqrt(C) x sqrt(C) on its k x k routers (n = 2)."""
+    if getattr(cfg, "terminal_numbering", "router") != "floorplan":
+        return None
+    k = cfg.dims[0] if cfg.topology == "cmesh" else cfg.k
+    return floorplan_labels(k, int(round(cfg.concentration ** 0.5)))
 
 
 def batch_packets(traffic: SyntheticTraffic, batch: int):

@@ -24,12 +24,12 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     from netsim_fast.flit.booksim.allocators.names import parse_allocator
 
     va, va_iters, va_arb = parse_allocator(cfg.vc_allocator)
-    from netsim_fast.flit.booksim.routefns import ROUTINGS
+    from netsim_fast.flit.booksim.routefns import CMESH_ROUTINGS, ROUTINGS
 
     sa, sa_iters, sa_arb = parse_allocator(cfg.sw_allocator)
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
-    longest = int(channel_latencies(cfg, topo).max()) if topo.kind in ("dragonfly", "flatfly") else link
+    longest = int(channel_latencies(cfg, topo).max()) if topo.kind in ("dragonfly", "flatfly", "cmesh") else link
     x = cfg.st_prepare_delay + cfg.st_final_delay
     return bs.BkParams(routing_delay=cfg.routing_delay, va_delay=cfg.vc_alloc_delay, sa_delay=cfg.sw_alloc_delay,
                        xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
@@ -43,7 +43,7 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative),
                        priority=bs.PRI_CLASS if cfg.priority == "class" and cfg.classes > 1 else bs.PRIORITIES[cfg.priority],
-                       routing=ROUTINGS.get(cfg.routing, 0),
+                       routing=(CMESH_ROUTINGS if topo.kind == "cmesh" else ROUTINGS).get(cfg.routing, 0),
                        df_a=int(topo.params.get("group_routers", topo.params.get("k", 0))),
                        df_h=int(topo.params.get("global_links", topo.params.get("n", 0))))
 
@@ -70,6 +70,8 @@ def channel_latencies(cfg, topo) -> np.ndarray:
     for the topologies whose BookSim2 network sets them one by one:
 
     - dragonflynew: ``dragonfly_latencies`` on the A - 1 local ports, then the H global ports;
+    - cmesh (cmesh.cpp, with use_noc_latency): one cycle per terminal pitch, 2 on a mesh channel
+      and k on an express channel (topologies/cmesh.py);
     - flatfly (flatfly_onchip.cpp, with use_noc_latency): routers on a k x k floor plan (n = 2),
       each a square tile of ``xr`` x ``xr`` terminals, so a channel is as long as the tiles it
       spans: ``xr * (|dx| + |dy|)`` cycles. Its terminal channels stay at 1 cycle, as BookSim2's
@@ -82,6 +84,11 @@ def channel_latencies(cfg, topo) -> np.ndarray:
         table = dragonfly_latency_table(topo, *dragonfly_latencies(cfg, topo))
         links = table > 0  # the terminals' channels keep 1 cycle
         lat[links] = table[links]
+    elif topo.kind == "cmesh" and cfg.use_noc_latency:
+        from netsim_fast.topologies.cmesh import cmesh_wire_lengths
+
+        lengths = cmesh_wire_lengths(topo)
+        lat[lengths > 0] = lengths[lengths > 0]
     elif topo.kind == "flatfly" and cfg.use_noc_latency:
         k, side = int(topo.params["k"]), flatfly_side(cfg.concentration)
         nbr = topo.arrays.nbr
@@ -98,7 +105,7 @@ class BooksimDriver:
     def __init__(self, cfg, topo, params):
         self.bp = booksim_params(cfg, topo)
         self.b = bs.new_bk_state(params, self.bp, cfg.seed)
-        if topo.kind in ("dragonfly", "flatfly"):
+        if topo.kind in ("dragonfly", "flatfly", "cmesh"):
             self.b.lat[:] = channel_latencies(cfg, topo).reshape(-1)
 
     def advance(self, state, params, topo_arrays, t_end) -> int:

@@ -37,6 +37,9 @@ ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order
             "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
             "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN, "ran_min": R_FLATFLY_MIN,
             "nca": R_FATTREE_NCA}
+R_CMESH_DOR = 14  # BookSim2's dor_cmesh (cmesh.cpp): dimension order taking the express channels
+# BookSim2's cmesh functions (cmesh.cpp): without express channels they are the mesh's
+CMESH_ROUTINGS = {"dor": R_CMESH_DOR, "dor_no_express": R_DIM_ORDER, "xy_yx_no_express": R_XY_YX}
 
 
 @njit(**KERNEL_JIT)
@@ -310,6 +313,36 @@ def fattree_nca(node, dst, n_ports, conc, k, n, v, rng, out):
 
 
 @njit(**KERNEL_JIT)
+def cmesh_dor(coord, node, dst, n_ports, conc, k, v, out):
+    """BookSim2's ``dor_cmesh`` (its ``cmesh_next``) on netsim-fast's cmesh (ports ``+x, -x, +y,
+    -y``, topologies/cmesh.py): x first, then y, every VC; on a router of an edge parallel to the
+    way to go, a move of at least k/2 routers takes the edge's express channel instead (the
+    ``-y`` port on the bottom edge, ``+y`` on the top edge for x moves; ``-x`` on the left edge,
+    ``+x`` on the right edge for y moves). At the destination router the terminal's port."""
+    out[1], out[2], out[3], out[4], out[5], out[6] = 0, v - 1, 0, 0, -1, -1
+    drouter = dst // conc
+    if drouter == node:
+        out[0] = n_ports - conc + dst % conc
+        return
+    cx, cy, dx, dy = coord[node, 0], coord[node, 1], coord[drouter, 0], coord[drouter, 1]
+    far = k // 2 - 1
+    if cx != dx:
+        out[0] = 0 if cx < dx else 1
+        if abs(dx - cx) > far:
+            if cy == 0:
+                out[0] = 3
+            elif cy == k - 1:
+                out[0] = 2
+    else:
+        out[0] = 2 if cy < dy else 3
+        if abs(dy - cy) > far:
+            if cx == 0:
+                out[0] = 1
+            elif cx == k - 1:
+                out[0] = 0
+
+
+@njit(**KERNEL_JIT)
 def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
                     n_ports, conc, v, rng, out, df_a, df_h):
     """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
@@ -327,6 +360,9 @@ def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node
         return
     if fn == R_FATTREE_NCA:
         fattree_nca(node, dst, n_ports, conc, df_a, df_h, v, rng, out)
+        return
+    if fn == R_CMESH_DOR:
+        cmesh_dor(coord, node, dst, n_ports, conc, radix[0], v, out)
         return
     if conc == 1:
         route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph, n_ports, v,
