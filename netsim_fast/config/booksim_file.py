@@ -155,7 +155,7 @@ _ROUTINGS = {  # BookSim2 registers routing functions per topology (limited_adap
              "planar_adapt", "romm", "romm_ni", "valiant"),
     "torus": ("dim_order", "dim_order_ni", "dim_order_bal", "min_adapt", "valiant", "valiant_ni"),
     "anynet": ("min",),
-    "dragonflynew": ("min",),  # min_dragonflynew; ugal_dragonflynew is not there yet
+    "dragonflynew": ("min", "ugal"),  # min_dragonflynew, ugal_dragonflynew
     "flatfly": ("ran_min",),  # ran_min_flatfly; its xyyx, valiant and ugal functions are not there yet
     "fattree": ("nca",),  # fattree_nca; anca_fattree is not there yet
     "cmesh": ("dor", "dor_no_express", "xy_yx_no_express"),  # its xy_yx with express channels is not there yet

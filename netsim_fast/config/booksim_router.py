@@ -173,11 +173,15 @@ _REFUSED = {
 
 
 def _validate_booksim_dragonfly(cfg) -> None:
-    """BookSim2's ``dragonflynew`` with its ``min`` routing: the consecutive arrangement with one
-    global link between every two groups, VC 0 before the global hop and VC 1 from it on."""
-    if cfg.routing != "min":
-        raise bad("routing", cfg.routing, "on a dragonfly the booksim router runs BookSim2's min (min_dragonflynew; "
-                                          "ugal is not there yet)")
+    """BookSim2's ``dragonflynew`` with its ``min`` routing (the consecutive arrangement with one
+    global link between every two groups, VC 0 before the global hop and VC 1 from it on) or its
+    ``ugal`` (three phases, one VC each)."""
+    if cfg.routing == "ugal" and cfg.vcs != 3:
+        raise bad("vcs", cfg.vcs, "--routing ugal on a dragonfly needs --vcs 3 (BookSim2's ugal_dragonflynew asserts "
+                                  "exactly 3: one VC per phase)")
+    if cfg.routing not in ("min", "ugal"):
+        raise bad("routing", cfg.routing, "on a dragonfly the booksim router runs BookSim2's min (min_dragonflynew) "
+                                          "and ugal (ugal_dragonflynew)")
     full = cfg.group_routers * cfg.global_links + 1
     if cfg.groups != full:
         raise bad("groups", cfg.groups, f"BookSim2's dragonflynew has G = A*H + 1 = {full} groups (one global link "

@@ -83,6 +83,7 @@ ROUTING_TOPOLOGIES = {
     "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
     "ran_min": ("flatfly",),  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp)
     "nca": ("fattree",),  # BookSim2's fattree_nca (routefunc.cpp)
+    "ugal": ("dragonfly",),  # BookSim2's ugal_dragonflynew (dragonfly.cpp)
     "dor_no_express": ("cmesh",),  # BookSim2's cmesh functions (cmesh.cpp); its dor is the "dor" above
     "xy_yx_no_express": ("cmesh",),
     "minimal": TOPOLOGIES,
@@ -113,7 +114,7 @@ FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + (
 NONMIN_ROUTINGS = ("valiant", "ugal-l", "ugal-g")
 BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                     "planar_adapt", "limited_adapt", "romm", "romm_ni", "valiant", "valiant_ni",
-                    "dim_order_bal", "min", "ran_min", "nca", "dor_no_express", "xy_yx_no_express")  # the booksim router's own (flit/booksim/routefns.py)
+                    "dim_order_bal", "min", "ran_min", "nca", "ugal", "dor_no_express", "xy_yx_no_express")  # the booksim router's own (flit/booksim/routefns.py)
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",

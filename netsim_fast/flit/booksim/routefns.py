@@ -32,11 +32,13 @@ R_MIN_ADAPT, R_PLANAR_ADAPT, R_ROMM, R_ROMM_NI, R_VALIANT, R_DIM_ORDER_BAL = 5, 
 R_DRAGONFLY_MIN = 11  # BookSim2's min_dragonflynew (dragonfly.cpp), on --topology dragonfly
 R_FLATFLY_MIN = 12  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp's min_flatfly), on --topology flatfly
 R_FATTREE_NCA = 13  # BookSim2's fattree_nca (routefunc.cpp), on --topology fattree
+R_DRAGONFLY_UGAL = 15  # BookSim2's ugal_dragonflynew (dragonfly.cpp), on --topology dragonfly
+UGAL_THRESHOLD = 30  # ugal_dragonflynew's adaptive_threshold: flits of bias towards the minimal path
 ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
             "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
             "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
             "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN, "ran_min": R_FLATFLY_MIN,
-            "nca": R_FATTREE_NCA}
+            "nca": R_FATTREE_NCA, "ugal": R_DRAGONFLY_UGAL}
 R_CMESH_DOR = 14  # BookSim2's dor_cmesh (cmesh.cpp): dimension order taking the express channels
 # BookSim2's cmesh functions (cmesh.cpp): without express channels they are the mesh's
 CMESH_ROUTINGS = {"dor": R_CMESH_DOR, "dor_no_express": R_DIM_ORDER, "xy_yx_no_express": R_XY_YX}
@@ -243,6 +245,59 @@ def route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst
 
 
 @njit(**KERNEL_JIT)
+def dragonfly_port(node, drouter, a, h):
+    """BookSim2's ``dragonfly_port`` between routers, on netsim-fast's port order (``dragonfly_min``):
+    the global port towards ``drouter``'s group at the router of this group that owns it, else the
+    local port to that router or, inside ``drouter``'s group, to ``drouter`` (``node != drouter``)."""
+    grp, dgrp = node // a, drouter // a
+    target = drouter
+    rank = 0
+    if dgrp != grp:
+        rank = dgrp - 1 if dgrp > grp else dgrp
+        target = grp * a + rank // h
+    if target == node:
+        return a - 1 + rank % h
+    r, r2 = node % a, target % a
+    return r2 - 1 if r2 > r else r2
+
+
+@njit(**KERNEL_JIT)
+def dragonfly_ugal(ovc, base, node, dst, in_port, ph, n_ports, conc, a, h, v, rng, out):
+    """BookSim2's ``ugal_dragonflynew``: at the source router, a packet for another group draws an
+    intermediate terminal uniformly over the network; if it is in another group too, the packet
+    goes non-minimally (phase 0, towards the intermediate's router) when the minimal port's
+    outstanding flits exceed twice the non-minimal port's plus ``UGAL_THRESHOLD``, else minimally
+    (phase 1); inside its own group it goes minimally (phase 2). Phase 0 turns 1 at the
+    intermediate's router and 1 turns 2 on a global port (the "optical dateline"); the VC is the
+    phase (BookSim2 asserts exactly 3 VCs). ``ph`` packs the phase and the intermediate terminal
+    (``phase | intm << 8``)."""
+    first_local = n_ports - conc
+    phase, intm = ph & 0xFF, ph >> 8
+    drouter = dst // conc
+    if in_port >= first_local:
+        if drouter // a == node // a:
+            phase = 2
+        else:
+            intm = rand_int(rng, a * conc * (a * h + 1) - 1)
+            if (intm // conc) // a == node // a:
+                phase = 1
+            else:
+                minimal = _used(ovc, base, dragonfly_port(node, drouter, a, h), v)
+                detour = _used(ovc, base, dragonfly_port(node, intm // conc, a, h), v)
+                phase = 1 if minimal <= 2 * detour + UGAL_THRESHOLD else 0
+    if phase == 0 and node == intm // conc:
+        phase = 1
+    target = intm // conc if phase == 0 else drouter
+    if target == node:
+        out[0] = first_local + dst % conc
+    else:
+        out[0] = dragonfly_port(node, target, a, h)
+        if phase == 1 and a - 1 <= out[0] < a - 1 + h:
+            phase = 2
+    out[1], out[2], out[3], out[4], out[5], out[6] = phase, phase, phase | intm << 8, 0, -1, -1
+
+
+@njit(**KERNEL_JIT)
 def dragonfly_min(node, dst, in_port, ph, n_ports, conc, a, h, out):
     """BookSim2's ``min_dragonflynew`` on netsim-fast's dragonfly port order (local ports to the
     other ``a - 1`` routers of the group, ascending; ``h`` global ports; then the ``conc``
@@ -260,18 +315,9 @@ def dragonfly_min(node, dst, in_port, ph, n_ports, conc, a, h, out):
     if drouter == node:
         out[0] = first_local + dst % conc
     else:
-        grp, dgrp = node // a, drouter // a
-        target = drouter
-        rank = 0
-        if dgrp != grp:
-            rank = dgrp - 1 if dgrp > grp else dgrp
-            target = grp * a + rank // h
-        if target == node:
-            out[0] = a - 1 + rank % h
+        out[0] = dragonfly_port(node, drouter, a, h)
+        if out[0] >= a - 1:
             ph = 1
-        else:
-            r, r2 = node % a, target % a
-            out[0] = r2 - 1 if r2 > r else r2
     out[1], out[2], out[3] = ph, ph, ph
 
 
@@ -354,6 +400,9 @@ def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node
     (``df_a`` = k, ``df_h`` = n): ``fattree_nca``."""
     if fn == R_DRAGONFLY_MIN:
         dragonfly_min(node, dst, in_port, ph, n_ports, conc, df_a, df_h, out)
+        return
+    if fn == R_DRAGONFLY_UGAL:
+        dragonfly_ugal(ovc, base, node, dst, in_port, ph, n_ports, conc, df_a, df_h, v, rng, out)
         return
     if fn == R_FLATFLY_MIN:
         flatfly_min(node, dst, n_ports, conc, df_a, v, out)

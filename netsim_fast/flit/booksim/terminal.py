@@ -22,7 +22,9 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_STAGE_JIT
-from netsim_fast.flit.booksim.routefns import R_DRAGONFLY_MIN, inject_range, rand_int, route_terminals
+from netsim_fast.flit.booksim.routefns import (
+    R_DRAGONFLY_MIN, R_DRAGONFLY_UGAL, inject_range, rand_int, route_terminals,
+)
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_CLASS, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.eject import complete_phase, deliver
@@ -73,7 +75,7 @@ def inject(s, b, p, bp, topo, t, w):
                     continue
             last = bnode[term].last_vc
             lo, count = 0, v
-            if bp.routing == R_DRAGONFLY_MIN:  # min_dragonflynew: one VC drawn at random each try
+            if bp.routing == R_DRAGONFLY_MIN or bp.routing == R_DRAGONFLY_UGAL:  # one VC drawn at random each try
                 lo, count = rand_int(b.rng, v - 1), 1
             elif bp.routing != 0:  # the VCs BookSim2's routing function gives in injection mode
                 inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst // conc, v, b.route_out)
