@@ -46,7 +46,13 @@ in ``docs/figures/booksim_parity_matrix.csv`` is skipped, so an interrupted run 
 standard error from the seed-to-seed spread); ``--confirm N`` reruns every missed criterion on
 N fresh seeds per simulator (``booksim_parity_matrix_confirm.csv``).
 
+``--networks`` runs the same criteria on the other networks both simulators have (``NETWORKS``:
+BookSim2's flatfly and cmesh examples, the 72-terminal dragonflynew with ``min`` and ``ugal``,
+BookSim2's fat tree), each given as BookSim2 keys that both read (netsim-fast through
+``--booksim-config``'s reader): ``docs/figures/booksim_parity_networks*.csv`` and ``.png``.
+
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --matrix [--only torus8x8]
+    BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --networks [--only cmesh]
     PYTHONPATH=. python bench/booksim_parity.py --matrix --plot
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --matrix --confirm 12
 
@@ -159,12 +165,15 @@ def main(argv=None) -> int:
     ap.add_argument("--matrix", action="store_true", help="the parity matrix: saturation and latency, both simulators")
     ap.add_argument("--fattree", action="store_true",
                     help="with --matrix: BookSim2's fattree with nca instead (FATTREE, booksim_parity_fattree.csv)")
+    ap.add_argument("--networks", action="store_true", help="the same criteria on flatfly, cmesh, dragonfly, fat tree")
     ap.add_argument("--plot", action="store_true", help="with --matrix: only redraw the figure from the CSV files")
     ap.add_argument("--confirm", type=int, default=0, metavar="N",
                     help="with --matrix: rerun every missed criterion on N fresh seeds per simulator")
     args = ap.parse_args(argv)
     configs, out = (FATTREE, FATTREE_CSV) if args.fattree else (MATRIX, MATRIX_CSV)
-    if args.matrix and args.plot:
+    if args.networks:
+        configs, out = NETWORKS, NETWORKS_CSV
+    if (args.matrix or args.networks) and args.plot:
         plot_matrix(out)
         print(matrix_table(out))
         return 0
@@ -177,6 +186,8 @@ def main(argv=None) -> int:
         return 0
     if args.matrix:
         return matrix(binary, args, configs, out)
+    if args.networks:
+        return matrix(binary, args, NETWORKS, NETWORKS_CSV, NETWORK_FIELDS)
     if args.seeds is None:
         args.seeds = 2
     if args.routings:
@@ -328,13 +339,28 @@ MATRIX = dict([
 ])
 
 
+_FLATFLY = ("topology = flatfly; k = 4; n = 2; c = 4; x = 4; y = 4; xr = 2; yr = 2; routing_function = ran_min;\n"
+            "num_vcs = 8; vc_buf_size = 4; credit_delay = 2; routing_delay = 0; packet_size = 1; traffic = uniform;\n")
+_CMESH = "topology = cmesh; k = 4; n = 2; c = 4; x = 4; y = 4; xr = 2; yr = 2; packet_size = 1;\n"
+_DRAGONFLY = ("topology = dragonflynew; k = 2; n = 1; num_vcs = 3; vc_buf_size = 64; packet_size = 1;"
+              " traffic = uniform;\n")
+# The other networks, as BookSim2 keys both simulators read: BookSim2's flatfly and cmesh examples
+# (src/examples/flatflyconfig, cmeshconfig), the cmesh with its express channels, and the
+# 72-terminal dragonflynew (tests/booksim_cases/dragonfly72.cfg) with min and ugal.
+NETWORKS = {
+    "flatfly4x4_c4_ran_min_uniform": {"keys": _FLATFLY, "size": 1},
+    "cmesh4x4_dor_no_express_bitcomp": {"keys": _CMESH + "routing_function = dor_no_express; traffic = bitcomp;\n",
+                                        "size": 1},
+    "cmesh4x4_dor_express_uniform": {"keys": _CMESH + "routing_function = dor; traffic = uniform;\n", "size": 1},
+    "dragonfly72_min_uniform": {"keys": _DRAGONFLY + "routing_function = min;\n", "size": 1},
+    "dragonfly72_ugal_uniform": {"keys": _DRAGONFLY + "routing_function = ugal;\n", "size": 1},
+}
+
+
 def booksim_point(binary: str, c: dict, rate: float, seed: int) -> dict:
     """One latency-mode run of BookSim2 at ``rate`` flits/node/cycle: stable or not, and the
     overall mean packet latency and accepted flit rate when stable."""
-    text = (f"topology = {c['topology']}; k = {c['k']}; n = {c['n']}; routing_function = {c['routing']};\n"
-            f"num_vcs = {c['vcs']}; vc_buf_size = {c['buf']}; packet_size = {c['size']};\n"
-            f"injection_rate = {rate / c['size']!r}; traffic = {c['traffic']}; seed = {seed};\n"
-            f"vc_allocator = {c['alloc']}; sw_allocator = {c['alloc']}; speculative = {c['spec']};\n"
+    text = (network_keys(c) + f"injection_rate = {rate / c['size']!r}; seed = {seed};\n"
             + "".join(f"{k} = {v};\n" for k, v in SAMPLING.items()))
     with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as f:
         f.write(text)
@@ -358,18 +384,47 @@ def booksim_point(binary: str, c: dict, rate: float, seed: int) -> dict:
             "min_latency": minimum}
 
 
-def netsim_point(c: dict, rate: float, seed: int) -> dict:
-    """The same run on netsim-fast's booksim router with ``--measurement booksim``."""
-    from netsim_fast import Config, simulate
-    from netsim_fast.errors import DeadlockError
+def network_keys(c: dict) -> str:
+    """The BookSim2 keys of a configuration (a ``NETWORKS`` entry gives them as they are)."""
+    if "keys" in c:
+        return c["keys"]
+    return (f"topology = {c['topology']}; k = {c['k']}; n = {c['n']}; routing_function = {c['routing']};\n"
+            f"num_vcs = {c['vcs']}; vc_buf_size = {c['buf']}; packet_size = {c['size']};\n"
+            f"traffic = {c['traffic']};\n"
+            f"vc_allocator = {c['alloc']}; sw_allocator = {c['alloc']}; speculative = {c['spec']};\n")
 
+
+def netsim_config(c: dict, rate: float, seed: int):
+    """The netsim-fast ``Config`` of a configuration: a ``NETWORKS`` entry's keys read as
+    ``--booksim-config`` reads a file, with the rate, seed and BookSim2's sampling on top."""
+    from netsim_fast import Config
+
+    if "keys" in c:
+        from netsim_fast.config.booksim_import import booksim_config_fields
+
+        with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as f:
+            f.write(c["keys"])
+        try:
+            fields = booksim_config_fields(f.name, [f"injection_rate={rate / c['size']!r}", f"seed={seed}",
+                                                    *(f"{k}={v}" for k, v in SAMPLING.items())])
+        finally:
+            os.unlink(f.name)
+        return Config(**fields)
     extra = {"fixed_points": "self"} if c["traffic"] != "uniform" else {}
-    cfg = Config(topology=c["topology"], k=c["k"], n=c["n"], router="booksim", measurement="booksim",
+    return Config(topology=c["topology"], k=c["k"], n=c["n"], router="booksim", measurement="booksim",
                  vcs=c["vcs"], buf=c["buf"], packet_flits=c["size"], routing=c["routing"],
                  vc_allocator=c["alloc"], sw_allocator=c["alloc"], speculative=bool(c["spec"]),
                  pattern="uniform-self" if c["traffic"] == "uniform" else c["traffic"], rate=rate, seed=seed,
                  warmup_periods=SAMPLING["warmup_periods"], sample_period=SAMPLING["sample_period"],
                  max_samples=SAMPLING["max_samples"], latency_limit=int(SAMPLING["latency_thres"]), **extra)
+
+
+def netsim_point(c: dict, rate: float, seed: int) -> dict:
+    """The same run on netsim-fast's booksim router with ``--measurement booksim``."""
+    from netsim_fast import simulate
+    from netsim_fast.errors import DeadlockError
+
+    cfg = netsim_config(c, rate, seed)
     try:
         s = simulate(cfg)
     except DeadlockError as e:  # BookSim2 has no deadlock stop: its latency estimate grows past the threshold
@@ -457,13 +512,23 @@ def saturation(stable, guess: float | None, width: float = 0.02) -> float:
     return lo
 
 
-MATRIX_FIELDS = (["config", "topology", "k", "n", "vcs", "buf", "packet_flits", "routing", "allocator", "speculative",
-                  "traffic", "seeds", "booksim_sat", "netsim_sat", "sat_diff_pct", "booksim_sat_seeds",
-                  "netsim_sat_seeds"]
-                 + [f"{w}_{f}" for p in LOAD_FRACTIONS for f in (int(100 * p),) for w in
+_RESULT_FIELDS = (["seeds", "booksim_sat", "netsim_sat", "sat_diff_pct", "booksim_sat_seeds", "netsim_sat_seeds"]
+                  + [f"{w}_{f}" for p in LOAD_FRACTIONS for f in (int(100 * p),) for w in
                     ("rate", "booksim_lat", "netsim_lat", "lat_diff_pct")]
-                 + ["booksim_zero_load", "netsim_zero_load", "zero_load_diff", "pass_sat", "pass_lat", "pass_zero_load",
-                    "pass_all"])
+                  + ["booksim_zero_load", "netsim_zero_load", "zero_load_diff", "pass_sat", "pass_lat",
+                     "pass_zero_load", "pass_all"])
+MATRIX_FIELDS = ["config", "topology", "k", "n", "vcs", "buf", "packet_flits", "routing", "allocator", "speculative",
+                 "traffic"] + _RESULT_FIELDS
+NETWORK_FIELDS = ["config", "booksim_keys"] + _RESULT_FIELDS
+
+
+def describe(c: dict) -> dict:
+    """The descriptive columns of a configuration's row."""
+    if "keys" in c:
+        return {"booksim_keys": " ".join(c["keys"].split())}
+    return {"topology": c["topology"], "k": c["k"], "n": c["n"], "vcs": c["vcs"], "buf": c["buf"],
+            "packet_flits": c["size"], "routing": c["routing"], "allocator": c["alloc"], "speculative": c["spec"],
+            "traffic": c["traffic"]}
 
 
 def _mean(values):
@@ -485,9 +550,7 @@ def matrix_row(name: str, c: dict, cache: RunCache, seeds: int) -> dict:
             guess = _mean(sats[sim]) if sim == "booksim" else guess
         print(f"{name}: {sim} saturation {sats[sim]}", file=sys.stderr, flush=True)
     sat_b, sat_n = _mean(sats["booksim"]), _mean(sats["netsim"])
-    row = {"config": name, "topology": c["topology"], "k": c["k"], "n": c["n"], "vcs": c["vcs"], "buf": c["buf"],
-           "packet_flits": c["size"], "routing": c["routing"], "allocator": c["alloc"], "speculative": c["spec"],
-           "traffic": c["traffic"], "seeds": seeds, "booksim_sat": round(sat_b, 5), "netsim_sat": round(sat_n, 5),
+    row = {"config": name, **describe(c), "seeds": seeds, "booksim_sat": round(sat_b, 5), "netsim_sat": round(sat_n, 5),
            "sat_diff_pct": round(100 * (sat_n - sat_b) / sat_b, 2) if sat_b else None,
            "booksim_sat_seeds": " ".join(f"{x:.4f}" for x in sats["booksim"]),
            "netsim_sat_seeds": " ".join(f"{x:.4f}" for x in sats["netsim"])}
@@ -520,6 +583,7 @@ def matrix_row(name: str, c: dict, cache: RunCache, seeds: int) -> dict:
 
 
 MATRIX_CSV = Path("docs/figures/booksim_parity_matrix.csv")
+NETWORKS_CSV = Path("docs/figures/booksim_parity_networks.csv")
 
 # BookSim2's fattree (k-ary n-tree) with its nca routing: the matrix's measurements on the trees
 # (--fattree), in their own files.
@@ -533,7 +597,9 @@ FATTREE = {
 FATTREE_CSV = Path("docs/figures/booksim_parity_fattree.csv")
 
 
-def matrix(binary: str, args, configs: dict = MATRIX, out: Path = MATRIX_CSV) -> int:
+def matrix(binary: str, args, configs=None, out: Path = MATRIX_CSV, fields=None) -> int:
+    configs = MATRIX if configs is None else configs
+    fields = MATRIX_FIELDS if fields is None else fields
     seeds = args.seeds or 3
     out.parent.mkdir(parents=True, exist_ok=True)
     cache = RunCache(out.with_name(out.stem + "_runs.csv"), binary)
@@ -552,7 +618,7 @@ def matrix(binary: str, args, configs: dict = MATRIX, out: Path = MATRIX_CSV) ->
             continue
         new = not out.exists()
         with open(out, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=MATRIX_FIELDS)
+            w = csv.DictWriter(f, fieldnames=fields)
             if new:
                 w.writeheader()
             w.writerow(row)
@@ -662,8 +728,8 @@ def matrix_noise(row: dict, runs: list[dict]) -> dict:
 
 
 def matrix_table(path: Path = MATRIX_CSV) -> str:
-    """The markdown table of ``booksim_parity_matrix.csv``; beside each difference, in brackets,
-    its standard error from the seed-to-seed spread of both simulators."""
+    """The markdown table of ``booksim_parity_matrix.csv`` (or ``path``); beside each difference,
+    in brackets, its standard error from the seed-to-seed spread of both simulators."""
     runs = _read(path.with_name(path.stem + "_runs.csv"))
     lines = ["| configuration | BookSim2 sat | netsim sat | sat diff | lat 20 % | lat 50 % | lat 80 % | "
              "zero-load BookSim2 | zero-load diff | pass |", "|---|---|---|---|---|---|---|---|---|---|"]
