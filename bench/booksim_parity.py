@@ -47,8 +47,8 @@ standard error from the seed-to-seed spread); ``--confirm N`` reruns every misse
 N fresh seeds per simulator (``booksim_parity_matrix_confirm.csv``).
 
 ``--networks`` runs the same criteria on the other networks both simulators have (``NETWORKS``:
-BookSim2's flatfly and cmesh examples, the 72-terminal dragonflynew with ``min`` and ``ugal``,
-BookSim2's fat tree), each given as BookSim2 keys that both read (netsim-fast through
+BookSim2's flatfly and cmesh examples, the cmesh with its express channels, the 72-terminal
+dragonflynew with ``min`` and ``ugal``; the fat tree is ``--matrix --fattree``), each given as BookSim2 keys that both read (netsim-fast through
 ``--booksim-config``'s reader): ``docs/figures/booksim_parity_networks*.csv`` and ``.png``.
 
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --matrix [--only torus8x8]
@@ -165,7 +165,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matrix", action="store_true", help="the parity matrix: saturation and latency, both simulators")
     ap.add_argument("--fattree", action="store_true",
                     help="with --matrix: BookSim2's fattree with nca instead (FATTREE, booksim_parity_fattree.csv)")
-    ap.add_argument("--networks", action="store_true", help="the same criteria on flatfly, cmesh, dragonfly, fat tree")
+    ap.add_argument("--networks", action="store_true", help="the same criteria on flatfly, cmesh and dragonfly (NETWORKS)")
     ap.add_argument("--plot", action="store_true", help="with --matrix: only redraw the figure from the CSV files")
     ap.add_argument("--confirm", type=int, default=0, metavar="N",
                     help="with --matrix: rerun every missed criterion on N fresh seeds per simulator")

@@ -27,18 +27,12 @@ TREE_TOPOLOGIES = ("fattree", "clos")
 def build_topology(cfg) -> Topology:
     """The ``Topology`` of a validated ``netsim_fast.config.Config`` (its failed links removed,
     ``cfg.concentration`` terminals per router)."""
-    return concentrate(router_graph(cfg), getattr(cfg, "concentration", 1))
-
-
-def router_graph(cfg) -> Topology:
-    """The routers and links of ``cfg``'s topology (failed links removed) with one terminal per
-    router: what a routing function sees (``check-deadlock`` proves routings on it)."""
     topo = _build(cfg)
     if getattr(cfg, "link_failures", 0):
         from netsim_fast.topologies.faults import fail_links
 
         topo = fail_links(topo, cfg.link_failures, cfg.fault_seed)
-    return topo
+    return concentrate(topo, getattr(cfg, "concentration", 1))
 
 
 def _build(cfg) -> Topology:
@@ -80,7 +74,7 @@ def _build(cfg) -> Topology:
 
 __all__ = [
     "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "TREE_TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology",
-    "circulant", "clos", "cmesh", "complete", "concentrate", "fattree", "router_graph",
+    "circulant", "clos", "cmesh", "complete", "concentrate", "fattree",
     "coordinates", "debruijn", "dragonfly", "flatfly", "from_edgelist_file", "hyperx", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]
