@@ -23,10 +23,13 @@ reported, with their knot, within 2 x ``--deadlock-cycles`` of the knot's last m
 
 ``--extra`` runs instead the set-ups of the newer topologies and routings (``EXTRA``: Kim et
 al.'s 72-terminal dragonfly under each of its routings, concentrated meshes and tori, a HyperX)
-with the same rules.
+with the same rules; ``--trees`` those of the fat trees and up*/down* (``TREES``: k-ary n-trees
+and a Clos under each up-port choice, up*/down* on a random regular graph with one VC and on a
+torus with failed links, BookSim2's fattree on the booksim router).
 
 Writes docs/figures/saturation_soak_short.csv or _full.csv (``saturation_soak_extra_*.csv`` with
-``--extra``; or ``--out``) and prints a markdown table.
+``--extra``, ``saturation_soak_trees_*.csv`` with ``--trees``; or ``--out``) and prints a
+markdown table.
 """
 
 from __future__ import annotations
@@ -73,6 +76,17 @@ EXTRA = [  # explicit Config fields: the newer networks and routings (docs/topol
                                                   vcs=3, router="iq")},
     {"name": "hyperx 4,4 C2 minimal lanes", "fields": dict(topology="hyperx", dims="4,4", concentration=2,
                                                            routing="minimal", vcs=2)},
+]
+TREES = [  # fat trees and up*/down* (--trees): the terminals on the leaves, every VC at every hop
+    {"name": "fattree 4-ary 3-tree updown random lanes", "fields": dict(topology="fattree", k=4, n=3, vcs=2)},
+    {"name": "fattree 4-ary 3-tree updown dest-mod-k iq", "fields": dict(topology="fattree", k=4, n=3, vcs=2,
+                                                                         up_port="dest-mod-k", router="iq")},
+    {"name": "clos K=8 updown adaptive lanes", "fields": dict(topology="clos", switch_ports=8, vcs=2,
+                                                              up_port="adaptive")},
+    {"name": "rrg 32x4 updown 1 VC lanes", "fields": dict(topology="rrg", nodes=32, degree=4, routing="updown", vcs=1)},
+    {"name": "torus8 4 failed links updown iq", "fields": dict(topology="torus", dims="8,8", routing="updown", vcs=2,
+                                                               router="iq", link_failures=4)},
+    {"name": "fattree 4-ary 3-tree nca booksim", "fields": dict(topology="fattree", k=4, n=3, vcs=2, router="booksim")},
 ]
 FIELDS = ["name", "cycles", "accepted_load", "accepted_min", "accepted_max", "fairness_jain", "starvation_max_wait",
           "starved_channels", "deadlock", "knot_channels", "detected_after_last_move", "verdict", "sim_seconds",
@@ -193,6 +207,7 @@ def main():
     ap.add_argument("--rerun-refused", action="store_true",
                     help="run only the set-ups the existing CSV of this mode lists as 'not run', and update their rows")
     ap.add_argument("--extra", action="store_true", help="the newer topologies and routings (EXTRA) instead")
+    ap.add_argument("--trees", action="store_true", help="fat trees and up*/down* (TREES) instead")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
@@ -201,14 +216,14 @@ def main():
     if args.only is not None:
         setups = setups[: args.only]
     jobs = [(s, cycles, False) for s in setups] + [(p, cycles, True) for p in PRONE]
-    if args.extra:
-        jobs = [(s, cycles, False) for s in EXTRA]
+    if args.extra or args.trees:
+        jobs = [(s, cycles, False) for s in (TREES if args.trees else EXTRA)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     mode = "full" if cycles == 1_000_000 else "short" if cycles == 100_000 else f"{cycles}"
     name = f"saturation_soak_{mode}.csv" if args.only is None else "saturation_soak_partial.csv"
-    if args.extra:
-        name = f"saturation_soak_extra_{mode}.csv"
+    if args.extra or args.trees:
+        name = f"saturation_soak_{'trees' if args.trees else 'extra'}_{mode}.csv"
     previous = []
     if args.rerun_refused:
         with open(out / name, newline="") as fh:

@@ -4,8 +4,8 @@ needs no per-packet state, and the kernel's choice among a table's candidate por
 **Order.** Every router gets a rank, computed on the graph as it is (failed links removed):
 where terminals sit on some routers only, its height above them counted from the top (a k-ary
 n-tree's or a Clos's levels: the top switches rank 0), else its BFS distance from a root (the
-router of least eccentricity, lowest id on ties). A link ``u -> v`` goes *up* when ``(rank[v], v) < (rank[u], u)``, else
-*down*. A legal route is up hops then down hops: no down -> up turn. Ups and downs are each
+router of least eccentricity, lowest id on ties). A link ``u -> v`` goes *up* when
+``(rank[v], v) < (rank[u], u)``, else *down*. A legal route is up hops then down hops: no down -> up turn. Ups and downs are each
 acyclic (they follow a total order), and a route's dependencies run up -> up, up -> down or
 down -> down, so the channel dependency graph is acyclic with any number of VCs and every VC
 is usable at every hop (``netsim-fast check-deadlock`` proves it per configuration).
@@ -22,10 +22,12 @@ the packet arrived:
   a route; an up router's: its up neighbours whose route (``length``) is one hop shorter.
 
 A packet leaves a down router only to a down router: no down -> up turn, so the routes are
-legal and loop-free. Every router the BFS tree connects above ``d`` goes down (its tree path
-to ``d`` is as short as any route), so every up router reaches one: every router routes. Down
-routers route minimally among legal routes; an up router's route may be longer (not on the
-trees, whose up routers reach a common ancestor and come down). ``dist`` holds the lengths.
+legal and loop-free. Ranked from a root, every router on the BFS tree's path from the root to
+``d`` goes down (that path is as short as any route), so every up router reaches one and every
+router routes. Ranked by height (the trees), failed links can leave a leaf only routes with a
+down -> up turn: the table finds such pairs and the run is refused. Down routers route minimally
+among legal routes; an up router's route may be longer (not on the intact trees, whose up
+routers reach a common ancestor and come down). ``dist`` holds the lengths.
 
 **Choice** (``--up-port``), where the table gives several ports (the up ports of a tree):
 ``random`` picks one per packet and router from a hash of (source, creation cycle, router), as
