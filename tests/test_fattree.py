@@ -318,3 +318,14 @@ def test_booksim_example_fattree_config_maps_onto_the_4_ary_3_tree():
     cfg = Config(**fields)
     assert (cfg.topology, cfg.k, cfg.n, cfg.routing, cfg.router) == ("fattree", 4, 3, "nca", "booksim")
     assert (cfg.vcs, cfg.buf, cfg.pattern, cfg.rate, cfg.n_terminals) == (4, 16, "uniform-self", 0.6, 64)
+
+
+def test_tree_bisection_halves_the_terminals():
+    # T/2 links, exact, without a search: 512 for the 1024-terminal Clos (its switches' balanced
+    # cut, which networkx's Kernighan-Lin would look for, is another question)
+    from netsim_fast.topologies.metrics import bisection
+
+    assert bisection(clos(16)) == (512, True)
+    assert bisection(fattree(4, 3)) == (32, True)
+    # an odd terminal count cannot be halved: the switches' bisection (brute force, 6 switches)
+    assert bisection(fattree(3, 2))[1]

@@ -11,7 +11,13 @@ tori and meshes whose largest radix k_max is even (a straight cut across that di
 2N/k_max links for a ring dimension with k_max > 2, N/k_max for a mesh dimension or k = 2,
 so N/2 for the hypercube; Leighton 1992, section 1.9), HyperX and flattened butterflies (products
 of complete graphs: ``direct.hamming_bisection``, by Lindsey's theorem), and any graph of at most
-``BRUTE_FORCE_MAX_NODES`` nodes (all balanced cuts enumerated). Elsewhere the best of several
+``BRUTE_FORCE_MAX_NODES`` nodes (all balanced cuts enumerated). On the trees (k-ary n-trees of
+even k, folded Clos networks), whose terminals sit on the leaves only, the cut halves the
+terminals instead: ``T/2`` links, full bisection. At least ``T/2``: the trees are
+rearrangeably non-blocking (Clos 1953; Leiserson 1985), so a permutation sending each terminal
+of one half to one of the other loads every link at most once per direction while ``T/2`` flows
+cross the cut; at most ``T/2``: the cut between the halves of the top-level subtrees (pods),
+the top switches split between them. Elsewhere the best of several
 heuristic cuts (straight/arc cuts, spectral split, Kernighan-Lin refinement from several
 starts) is reported with ``bisection_exact`` false: an upper bound on the true width.
 """
@@ -166,6 +172,8 @@ def bisection(topo: Topology) -> tuple[int, bool]:
         exact = _grid_exact(topo)
         if exact is not None:
             return exact, True
+    if topo.kind in ("fattree", "clos") and not topo.faulted and topo.n_terminals % 2 == 0:
+        return topo.n_terminals // 2, True
     if topo.kind in ("hyperx", "flatfly") and not topo.faulted:
         from netsim_fast.topologies.direct import hamming_bisection
 
