@@ -57,11 +57,12 @@ def run_point(routing: str, pattern: str, rate: float, args) -> dict:
     return {"routing": routing, "pattern": pattern, "rate": rate, **{k: s.get(k) for k in FIELDS[3:]}}
 
 
-def knee(routing: str, pattern: str, args, rows: list) -> float:
-    """Saturation at 0.01 resolution, bisected on the loads 0.01 .. 1.00 (from 0.51)."""
+def knee(routing: str, pattern: str, args, rows: list, run=None) -> float:
+    """Saturation at 0.01 resolution, bisected on the loads 0.01 .. 1.00 (from 0.51); ``run``:
+    the function of one point (default ``run_point``; bench/flatfly.py passes its own)."""
     def sat(hundredths: int) -> bool:
         rate = hundredths / 100
-        row = run_point(routing, pattern, rate, args)
+        row = (run or run_point)(routing, pattern, rate, args)
         rows.append(row)
         print(f"  {routing:8s} {pattern:10s} {rate:.2f} accepted {row['accepted_load']:.3f} "
               f"latency {row['latency_mean'] if row['latency_mean'] is None else round(row['latency_mean'], 1)} "

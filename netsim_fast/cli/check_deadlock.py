@@ -63,10 +63,10 @@ def check_deadlock(
     [bold]netsim-fast check-deadlock --topology torus --k 8 --routing dor-nodateline[/bold] (a cycle)
     """
     from netsim_fast.config import Config
-    from netsim_fast.config.router import BOOKSIM_ROUTINGS
+    from netsim_fast.config.router import BOOKSIM_ROUTINGS, NONMIN_TOPOLOGIES
     from netsim_fast.deadlock_check import check_deadlock as check
 
-    if routing in BOOKSIM_ROUTINGS and not (routing == "valiant" and topology == "dragonfly"):
+    if routing in BOOKSIM_ROUTINGS and not (routing == "valiant" and topology in NONMIN_TOPOLOGIES):
         from netsim_fast.checks import bad
 
         raise bad("routing", routing, "is BookSim2's (--router booksim), which check-deadlock does not analyse: it "

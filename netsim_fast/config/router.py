@@ -75,9 +75,10 @@ ROUTING_TOPOLOGIES = {
     "limited_adapt": ("mesh",),
     "romm": ("mesh",),
     "romm_ni": ("mesh",),
-    "valiant": ("mesh", "torus", "dragonfly"),  # BookSim2's on meshes and tori; ours on the dragonfly
-    "ugal-l": ("dragonfly",),  # routing/dragonfly_valiant.py
-    "ugal-g": ("dragonfly",),
+    # BookSim2's on meshes and tori; ours on the dragonfly and the Hamming graphs
+    "valiant": ("mesh", "torus", "dragonfly", "flatfly", "hyperx"),
+    "ugal-l": ("dragonfly", "flatfly", "hyperx"),  # routing/dragonfly_valiant.py, hamming_valiant.py
+    "ugal-g": ("dragonfly", "flatfly", "hyperx"),
     "valiant_ni": ("torus",),
     "dim_order_bal": ("torus",),
     "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
@@ -110,8 +111,10 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
 # routers as one-port tables.
 PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
 FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + ("valiant", "ugal-l", "ugal-g", "updown")
-# The dragonfly's non-minimal routings (lanes and iq routers; routing/dragonfly_valiant.py)
+# The non-minimal routings of the dragonfly, flattened butterfly and HyperX (lanes and iq
+# routers; routing/dragonfly_valiant.py, hamming_valiant.py)
 NONMIN_ROUTINGS = ("valiant", "ugal-l", "ugal-g")
+NONMIN_TOPOLOGIES = ("dragonfly", "flatfly", "hyperx")
 BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                     "planar_adapt", "limited_adapt", "romm", "romm_ni", "valiant", "valiant_ni",
                     "dim_order_bal", "min", "ran_min", "nca", "ugal", "dor_no_express", "xy_yx_no_express")  # the booksim router's own (flit/booksim/routefns.py)
@@ -151,8 +154,7 @@ def _validate_routing(cfg: RouterFields) -> None:
                                           f"destination, every VC) is not in the booksim router yet; on --topology "
                                           f"{cfg.topology} use --routing minimal (lanes or iq router)")
     if cfg.routing in ("ugal-l", "ugal-g") and cfg.topology not in fits:
-        raise bad("routing", cfg.routing, f"runs on --topology dragonfly only so far (not on {cfg.topology}: "
-                                          "flattened butterfly and HyperX are not supported yet)")
+        raise bad("routing", cfg.routing, f"runs on --topology {', '.join(fits)} (not on {cfg.topology})")
     if cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"does not fit --topology {cfg.topology}; it needs one of {', '.join(fits)} (use --routing minimal)")
     if cfg.engine == "packet" and cfg.routing not in PACKET_ROUTINGS:
@@ -180,12 +182,13 @@ def _validate_engine(cfg: RouterFields) -> None:
     for option in ("t_link", "t_routing", "t_crossbar", "credit_delay")[: 4 if cfg.router != "booksim" else 3]:
         _require_int(option, getattr(cfg, option), 1, 1000, " cycles")
     _validate_link_latencies(cfg)
-    ours = cfg.routing in NONMIN_ROUTINGS and cfg.topology == "dragonfly"
+    ours = cfg.routing in NONMIN_ROUTINGS and cfg.topology in NONMIN_TOPOLOGIES
     if ours and cfg.router == "booksim":
-        raise bad("routing", cfg.routing, "on the dragonfly runs on --router lanes or iq (the booksim router runs "
-                                          "BookSim2's valiant on meshes and tori only)")
+        raise bad("routing", cfg.routing, f"on --topology {cfg.topology} runs on --router lanes or iq (the booksim "
+                                          "router runs BookSim2's valiant on meshes and tori only)")
     if ours and cfg.link_failures:
-        raise bad("routing", cfg.routing, f"needs the dragonfly's own minimal table, which --link-failures "
+        own = "the dragonfly's own minimal table" if cfg.topology == "dragonfly" else "dimension-order routes"
+        raise bad("routing", cfg.routing, f"needs {own}, which --link-failures "
                                           f"{cfg.link_failures} replaces by shortest paths; use --routing minimal")
     if cfg.routing in BOOKSIM_ROUTINGS and cfg.router != "booksim" and not ours:
         hint = "dimension order and runs" if cfg.routing == "dim_order" else "routing function and runs"

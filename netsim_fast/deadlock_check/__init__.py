@@ -37,6 +37,10 @@ def routing_setup(cfg) -> dict:
         from netsim_fast.routing import NONMIN_CLASSES
 
         per_pair, hops_matter, levels = False, True, 2 * NONMIN_CLASSES
+    elif fs.takes_mid(params):  # ... on a Hamming graph: the hop count tells the phase (2 · D hops at most)
+        from netsim_fast.routing.hamming_valiant import hamming_dims
+
+        per_pair, hops_matter, levels = False, True, 2 * len(hamming_dims(topo)) + 1
     elif params.routing == UPDOWN:
         from netsim_fast.routing.updown import UP_ADAPTIVE
 

@@ -12,8 +12,9 @@ one-packet record; ``custom_rows`` replaces it by a hand-written table (tests).
 Packets are grouped in *classes* that the routing cannot tell apart: one class per
 (source, destination) when the rows depend on the source (dateline classes on tori), one per
 (source group, intermediate group, destination) for the dragonfly's ``valiant`` and ``ugal-*``
-(``params.group_routers > 0``; every intermediate group but the source's, and for ``ugal-*``
-also none: the minimal choice), else one per destination with every source's first state in it.
+(every intermediate group but the source's, and for ``ugal-*`` also none: the minimal choice;
+on the flattened butterfly and HyperX per (source router, intermediate router or none,
+destination)), else one per destination with every source's first state in it.
 Sources and destinations are the routers that hold terminals (``n_src``: all but a tree's inner
 switches, which come last). Within a class, states form a DAG
 (routes are minimal or their hop count is bounded).
@@ -35,7 +36,8 @@ from numba import njit
 
 from netsim_fast._jit import JIT
 from netsim_fast.flit.route import candidate_rows
-from netsim_fast.routing import VALIANT
+from netsim_fast.routing import UGAL_G, UGAL_L, VALIANT
+from netsim_fast.routing.dragonfly_valiant import first_port
 
 ERR_OK = 0
 ERR_NO_ROUTE = 1    # a header at a router other than its destination gets no row
@@ -49,35 +51,59 @@ ROLE_ADAPTIVE = 2
 
 
 @njit(**JIT)
+def _nonmin(p):
+    """valiant, ugal-*: classes by (source group, intermediate); a Hamming graph's groups are its
+    routers (``group_routers == 0``)."""
+    return p.routing == VALIANT or p.routing == UGAL_L or p.routing == UGAL_G
+
+
+@njit(**JIT)
+def _group(p):
+    return p.group_routers if p.group_routers > 0 else 1
+
+
+@njit(**JIT)
 def _n_classes(p, n, per_pair):
     """Classes walked per destination (see the module docstring)."""
-    if p.group_routers > 0:
-        groups = n // p.group_routers
+    if _nonmin(p):
+        groups = n // _group(p)
         return groups * (groups + 1)
     return n if per_pair else 1
 
 
 @njit(**JIT)
 def _class_mid(p, n, cls):
-    """(source group, intermediate group or -1) of class ``cls`` in the dragonfly's group mode."""
-    groups = n // p.group_routers
+    """(source group, intermediate group or -1) of class ``cls`` in the non-minimal mode."""
+    groups = n // _group(p)
     return cls // (groups + 1), cls % (groups + 1) - 1
 
 
 @njit(**JIT)
 def _skip_class(p, n, per_pair, cls, dst):
-    if p.group_routers > 0:
+    if _nonmin(p):
         gs, mid = _class_mid(p, n, cls)
-        return mid == gs or (mid < 0 and p.routing == VALIANT)
+        # the dragonfly never draws the source's own group; valiant never goes minimal
+        return (mid == gs and p.group_routers > 0) or (mid < 0 and p.routing == VALIANT)
     return per_pair and cls == dst
 
 
 @njit(**JIT)
 def _class_src(p, n, per_pair, cls, node):
     """The source the rows of class ``cls`` see at ``node`` (valiant and ugal-* read only its group)."""
-    if p.group_routers > 0:
-        return _class_mid(p, n, cls)[0] * p.group_routers
+    if _nonmin(p):
+        return _class_mid(p, n, cls)[0] * _group(p)
     return cls if per_pair else node
+
+
+@njit(**JIT)
+def _hamming_mid(route_mask, nbr, src, m):
+    """``s.mid`` of a packet from router ``src`` via router ``m`` on a Hamming graph: ``m + N ·
+    hops`` of the dimension-order route to it (routing/hamming_valiant.py), walked on the table."""
+    cur, hops = src, 0
+    while cur != m:
+        cur = nbr[cur, first_port(route_mask, m, cur)]
+        hops += 1
+    return m + nbr.shape[0] * hops
 
 
 @njit(**JIT)
@@ -110,9 +136,11 @@ def _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, 
     """Seed the queue with the first state of every source of the class; returns the queue length."""
     n = nbr.shape[0]
     lo, hi = (cls, cls + 1) if per_pair else (0, n_src)
-    if p.group_routers > 0:  # the routers of the source group, with the class's intermediate group
+    if _nonmin(p):  # the routers of the source group, with the class's intermediate group
         gs, mid[0] = _class_mid(p, n, cls)
-        lo, hi = gs * p.group_routers, (gs + 1) * p.group_routers
+        lo, hi = gs * _group(p), (gs + 1) * _group(p)
+        if p.group_routers == 0 and mid[0] >= 0:
+            mid[0] = _hamming_mid(route_mask, nbr, gs, mid[0])
     qt = 0
     for src in range(lo, hi):
         if src == dst:

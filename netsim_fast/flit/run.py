@@ -68,7 +68,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         stop_mode=stop_mode, win_start=win_start, win_end=win_end,
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay, wire_max), n_total=n_total,
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
-        group_routers=int(topo.params["group_routers"]) if nonmin else 0, wire_max=wire_max, classes=cfg.classes,
+        group_routers=int(topo.params["group_routers"]) if nonmin and topo.kind == "dragonfly" else 0, wire_max=wire_max, classes=cfg.classes,
         up_choice=UP_CHOICES[cfg.up_port] if cfg.routing == "updown" else 0,
     )
 
@@ -78,8 +78,13 @@ def routing_table(cfg, topo, table=None):
     from netsim_fast.routing import NONMIN_ROUTINGS, TABLE_ROUTINGS
 
     if cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim":
-        from netsim_fast.routing.dragonfly_valiant import nonmin_table
         from netsim_fast.routing.tables import check_nonmin_classes
+
+        if topo.kind != "dragonfly":  # flattened butterfly, HyperX: dimension order, 2 classes
+            from netsim_fast.routing.hamming_valiant import dor_table
+
+            return dor_table(topo), check_nonmin_classes(cfg.routing, cfg.vcs, cfg.inject_vcs, hamming=True)
+        from netsim_fast.routing.dragonfly_valiant import nonmin_table
 
         return nonmin_table(topo), check_nonmin_classes(cfg.routing, cfg.vcs, cfg.inject_vcs)
     if cfg.routing == "updown":  # every VC at every hop: up*/down* needs no VC classes
@@ -98,14 +103,20 @@ def routing_table(cfg, topo, table=None):
 def intermediate_groups(cfg, topo, params, src, chunk: int):
     """The intermediate group of each packet (``valiant``; the Valiant candidate of ``ugal-*``):
     uniform among the groups other than its source router's, from ``Generator(SeedSequence(
-    [seed, 0x7A11A, chunk]))`` (its own stream: the traffic's draws are unchanged). None for
-    the other routings."""
-    if not params.group_routers:
+    [seed, 0x7A11A, chunk]))`` (its own stream: the traffic's draws are unchanged); on the
+    flattened butterfly and HyperX an intermediate router, uniform among all routers, as
+    ``routing/hamming_valiant.encode_mid`` stores it. None for the other routings."""
+    if not fs.takes_mid(params):
         return None
+    own = np.asarray(src, np.int64) // params.conc
+    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0x7A11A, chunk]))
+    if not params.group_routers:
+        from netsim_fast.routing.hamming_valiant import encode_mid
+
+        return encode_mid(topo, own, rng.integers(0, topo.n_nodes, size=own.shape[0]))
     a = params.group_routers
     groups = topo.n_nodes // a
-    own = (np.asarray(src, np.int64) // params.conc) // a
-    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0x7A11A, chunk]))
+    own = own // a
     pick = rng.integers(0, groups - 1, size=own.shape[0])
     return (pick + (pick >= own)).astype(np.int32)
 

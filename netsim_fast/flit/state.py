@@ -191,7 +191,8 @@ class FlitParams(NamedTuple):
                           # dropped (--source-queue); 0 = unbounded
     conc: int = 1         # terminals per router (--concentration): terminal t on router t // conc,
                           # at local port n_ports - conc + t % conc
-    group_routers: int = 0  # dragonfly routers per group (valiant, ugal-l, ugal-g), else 0
+    group_routers: int = 0  # dragonfly routers per group (valiant, ugal-l, ugal-g), else 0 (on the
+                            # flattened butterfly and HyperX these route with intermediate routers)
     wire_max: int = 0     # largest OUT_LANE.wire; 0: every link takes t_link (the per-flit paths skip
                           # reading the wire then)
     classes: int = 1      # traffic classes (--classes); 1: no priorities anywhere, the arrays
@@ -235,7 +236,8 @@ class FlitState(NamedTuple):
     va_lane: np.ndarray       # int32[P*V] output-VC allocation scratch: requesting lanes in order
     scratch: np.ndarray       # int64[2, L] debug scratch: flits and credits in flight per lane
     mid: np.ndarray           # int32[cap] intermediate group of each packet (valiant, ugal-*; NONE:
-                              # minimal), beside PACKET; empty for the other routings
+                              # minimal; on Hamming graphs router + N * hops to it, routing/
+                              # hamming_valiant.py), beside PACKET; empty for the other routings
     cls: np.ndarray           # int32[cap] traffic class of each packet, beside PACKET; empty for one class
     class_pri: np.ndarray     # int64[K] priority of each class (higher first; --class-priority)
     class_level: np.ndarray   # int32[K] its rank among the distinct priorities (0: highest)
@@ -249,6 +251,13 @@ def ring_size(t_link: int, t_crossbar: int, credit_delay: int, wire_max: int = 0
     """Slots of the event rings: more than the longest delay of any event (a wire's extra
     cycles delay flits and credits alike)."""
     return max(t_link + t_crossbar, credit_delay) + wire_max + 2
+
+
+def takes_mid(p: FlitParams) -> bool:
+    """Whether packets carry an intermediate (valiant, ugal-l, ugal-g on the lanes and iq routers)."""
+    from netsim_fast.routing import NONMIN_ROUTINGS
+
+    return p.routing in NONMIN_ROUTINGS.values()
 
 
 def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mask=None, wire=None) -> FlitState:
@@ -316,7 +325,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         req_out=np.full(ports, NONE, i4),
         va_lane=np.zeros(ports * v, i4),
         scratch=np.zeros((2, lanes if p.debug else 0), i8),
-        mid=np.full(packet_capacity if p.group_routers else 0, NONE, i4),
+        mid=np.full(packet_capacity if takes_mid(p) else 0, NONE, i4),
         cls=np.zeros(packet_capacity if p.classes > 1 else 0, i4),
         class_pri=np.zeros(p.classes, i8),
         class_level=np.zeros(p.classes, i4),

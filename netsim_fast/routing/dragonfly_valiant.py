@@ -1,5 +1,9 @@
 """Non-minimal routing on a dragonfly (Kim et al., 2008): ``valiant``, ``ugal-l``, ``ugal-g``.
 
+The functions below serve the Hamming graphs too (flattened butterfly, HyperX): there ``a``
+(routers per group) is 0, ``mid`` is an intermediate router and ``route_target`` defers to
+``hamming_valiant.py``; the UGAL choice and its queue estimates are the same.
+
 **Valiant.** Every packet gets an intermediate *group* ``I``, drawn uniformly among the groups
 other than its source router's (``flit/run.py`` draws it from the seed and the packet's chunk,
 like the traffic itself). The packet goes minimally (the dragonfly's local-global-local table,
@@ -51,6 +55,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.routing.dispatch import table_next_hops
+from netsim_fast.routing.hamming_valiant import hamming_target
 
 NONE = -1
 
@@ -58,7 +63,10 @@ NONE = -1
 @njit(**KERNEL_JIT)
 def route_target(a, n_routers, cur, src, dst, hops, mid):
     """(table row, VC class) of a header at router ``cur`` (``!= dst``) from router ``src`` to
-    router ``dst`` with intermediate group ``mid`` (``NONE``: minimal), ``hops`` links crossed."""
+    router ``dst`` with intermediate group ``mid`` (``NONE``: minimal), ``hops`` links crossed.
+    ``a == 0``: a Hamming graph, ``mid`` an intermediate router (routing/hamming_valiant.py)."""
+    if a == 0:
+        return hamming_target(n_routers, dst, hops, mid)
     gs, gd, gc = src // a, dst // a, cur // a
     if mid < 0 or mid == gd:
         return dst, (0 if gc == gs else 1)
@@ -130,7 +138,7 @@ def route_cost(port_mask, nbr, inl, outl, ports, a, n_routers, n_ports, n_vcs, b
     input lanes, its output lanes, downstream) plus the hop's zero-load cycles (3 plus the
     link's extra wire cycles)."""
     cur, hops, q = src, 0, np.int64(0)
-    while cur != dst and hops < 8:
+    while cur != dst and hops < 2 * n_ports:  # a bound only: routes are at most 2 · diameter hops
         target, _cls = route_target(a, n_routers, cur, src, dst, hops, mid)
         port = first_port(port_mask, target, cur)
         if port < 0:

@@ -65,21 +65,28 @@ def check_hop_classes(table: MinimalTable, routing: str, vcs: int, inject_vcs=No
     return per_class
 
 
-def check_nonmin_classes(routing: str, vcs: int, inject_vcs=None) -> int:
-    """VCs per class of the dragonfly's ``valiant``/``ugal-*`` (one class per global hop crossed,
-    routing/dragonfly_valiant.py); raises ConfigError below 3 VCs, or when ``inject_vcs``
-    leaves out class 0, where every packet takes its first hop."""
+def check_nonmin_classes(routing: str, vcs: int, inject_vcs=None, hamming: bool = False) -> int:
+    """VCs per class of ``valiant``/``ugal-*``: on the dragonfly one class per global hop crossed
+    (routing/dragonfly_valiant.py), on the flattened butterfly and HyperX one per phase
+    (routing/hamming_valiant.py); raises ConfigError below one VC per class, or when
+    ``inject_vcs`` leaves out a class a packet may take its first hop in (the dragonfly's 0; on
+    a Hamming graph 0 and 1: a minimal route, or an intermediate at the source, starts in 1)."""
     from netsim_fast.routing import NONMIN_CLASSES
+    from netsim_fast.routing.hamming_valiant import CLASSES
 
-    if vcs < NONMIN_CLASSES:
+    classes = CLASSES if hamming else NONMIN_CLASSES
+    if vcs < classes:
+        why = ("each phase of a route (to its intermediate router, then to its destination) its own VC class"
+               if hamming else "each stage of a route (before, between and after its two global hops) its own VC class")
         raise ConfigError(
-            f"--vcs {vcs}: routing '{routing}' on the dragonfly gives each stage of a route (before, between and "
-            f"after its two global hops) its own VC class (deadlock-free: classes only increase along a route); "
-            f"pass --vcs {NONMIN_CLASSES} or more")
-    per_class = vcs // NONMIN_CLASSES
-    if inject_vcs is not None and not any(0 <= vc < per_class for vc in inject_vcs):
-        first = "0" if per_class == 1 else f"0..{per_class - 1}"
-        raise ConfigError(
-            f"--inject-vcs {','.join(map(str, inject_vcs))}: routing '{routing}' takes a packet's first hop "
-            f"in VC class 0 (VCs {first} of {vcs}); include one of them")
+            f"--vcs {vcs}: routing '{routing}' on the {'flattened butterfly and HyperX' if hamming else 'dragonfly'} "
+            f"gives {why} (deadlock-free: classes only increase along a route); pass --vcs {classes} or more")
+    per_class = vcs // classes
+    for first in range(2 if hamming else 1):
+        lo = first * per_class
+        if inject_vcs is not None and not any(lo <= vc < lo + per_class for vc in inject_vcs):
+            span = f"{lo}" if per_class == 1 else f"{lo}..{lo + per_class - 1}"
+            raise ConfigError(
+                f"--inject-vcs {','.join(map(str, inject_vcs))}: routing '{routing}' takes a packet's first hop "
+                f"in VC class {first} (VCs {span} of {vcs}); include one of them")
     return per_class

@@ -27,9 +27,12 @@ taper64     N = 64: with probability 1/2 a node of the 3x3 block of ids around i
             mod 64, a, b uniform in {-1, 0, 1}, itself included), else uniform-self (BookSim2)
 worst-case  the topology's adversarial pattern; dragonfly: a random router of the next group
             (group g sends to g + 1 mod G, so minimal routing loads the one global link between
-            them: Kim et al., 2008); fattree and clos: the shift i -> i + S mod N by the S
-            terminals of one top-level subtree (k^(n-1); a Clos's pod, K^2/4), so every packet
-            climbs to the top level and the up links of every level carry the whole load
+            them: Kim et al., 2008); flatfly and hyperx: a random terminal of the next router
+            (router r sends to r + 1 mod N, so minimal routing loads its one link of dimension 0,
+            or two links at the end of a row: Kim, Dally and Abts, 2007); fattree and clos: the
+            shift i -> i + S mod N by the S terminals of one top-level subtree (k^(n-1); a
+            Clos's pod, K^2/4), so every packet climbs to the top level and the up links of
+            every level carry the whole load
 =========== ===============================================================================
 
 The last four are BookSim2's random patterns (``traffic.cpp``): their destinations may be the
@@ -59,7 +62,7 @@ CHUNK_CYCLES = 1024
 
 PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm",
             "uniform-self", "diagonal", "asymmetric", "taper64", "worst-case")
-WORST_CASE_TOPOLOGIES = ("dragonfly", "fattree", "clos")  # where the adversarial pattern is defined so far
+WORST_CASE_TOPOLOGIES = ("dragonfly", "fattree", "clos", "flatfly", "hyperx")  # where the adversarial pattern is defined so far
 registry.register("open-loop", PATTERNS)
 PERMUTATIONS = ("transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm")
 FIXED_POINT_CHOICES = ("idle", "self")
@@ -183,8 +186,11 @@ class SyntheticTraffic:
             self.unlabel = np.argsort(self.labels)
             if self.fixed is not None:
                 self.fixed = self.unlabel[self.fixed[self.labels]]
-        self.groups = (int(topo.params["group_routers"]), int(topo.params["groups"])) \
-            if pattern == "worst-case" and self.fixed is None else None
+        self.groups = None  # worst-case: (terminals per group, groups); a Hamming graph's groups are its routers
+        if pattern == "worst-case" and self.fixed is None:
+            a = int(topo.params["group_routers"]) if "group_routers" in topo.params \
+                else int(topo.params.get("concentration", 1))
+            self.groups = (a, self.n_nodes // a)
         idle = self.fixed is not None and fixed_points == "idle"
         self.senders = self.fixed != np.arange(self.n_nodes) if idle else np.ones(self.n_nodes, bool)
         self._onoff = (lambda: OnOff(self.n_nodes, self.prob, burst_length, duty_cycle, seed)) \
@@ -225,7 +231,7 @@ class SyntheticTraffic:
             if self.labels is not None:
                 return self.unlabel[_self_destinations(self.pattern, self.labels[src], n, rng)]
             return _self_destinations(self.pattern, src, n, rng)
-        if self.pattern == "worst-case":  # dragonfly: a random router of the next group (Kim et al., 2008)
+        if self.pattern == "worst-case":  # a random terminal of the next group (dragonfly) or router
             a, g = self.groups
             return ((src // a + 1) % g) * a + rng.integers(0, a, size=src.size)
         dst = rng.integers(0, n - 1, size=src.size)
