@@ -33,6 +33,7 @@ def _walk(table, nbr, src, dst, mid, n_routers, class_vcs):
     return routers, vcs
 
 
+@pytest.mark.nojit
 def test_a_valiant_route_by_hand_on_a_3x2x4_hyperx():
     from netsim_fast.routing.hamming_valiant import dor_table, encode_mid
 

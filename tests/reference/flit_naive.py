@@ -186,6 +186,41 @@ class UpDownRouting:
         return [(p, 0, self.V - 1, 0) for p in ports]
 
 
+class ValiantRouting:
+    """``valiant`` on a flattened butterfly or HyperX (routing/hamming_valiant.py's docstring):
+    dimension order (the lowest dimension whose coordinate differs; one hop sets it) to the
+    packet's intermediate router ``m``, then to the destination. VC class 0 (VCs 0..c-1, c =
+    V // 2) while the hops crossed are fewer than the coordinates in which source and ``m``
+    differ, class 1 (c..2c-1) after them; ``m`` = -1: class 1 throughout (minimal)."""
+
+    def __init__(self, topo, n_vcs: int):
+        self.dims = [int(topo.params["k"])] * int(topo.params["n"]) if topo.kind == "flatfly" else \
+            [int(k) for k in str(topo.params["dims"]).split(",")]
+        self.c = n_vcs // 2
+        self.n_escape = 0
+
+    def coords(self, node: int) -> list[int]:
+        out = []
+        for k in self.dims:
+            out.append(node % k)
+            node //= k
+        return out
+
+    def port(self, node: int, target: int) -> int:
+        a, b = self.coords(node), self.coords(target)
+        base = 0
+        for d, k in enumerate(self.dims):  # ports: dimension by dimension, other coordinates ascending
+            if a[d] != b[d]:
+                return base + b[d] - (b[d] > a[d])
+            base += k - 1
+        raise AssertionError("no hop from a router to itself")
+
+    def rows(self, node: int, src: int, dst: int, hops: int, m: int):
+        first = -1 if m < 0 else sum(x != y for x, y in zip(self.coords(src), self.coords(m)))
+        cls = 0 if hops < first else 1
+        return [(self.port(node, m if cls == 0 else dst), cls * self.c, cls * self.c + self.c - 1, 0)]
+
+
 class _Connection:
     """An input lane's route: output (port, VC), usable from ``usable`` (stage 7)."""
 
@@ -198,9 +233,10 @@ class _Connection:
 class NaiveFlitSim:
     def __init__(self, topo, router, routing, switching, V, B, O, t_link, t_routing, t_crossbar,
                  credit_delay, H, E, inject_vcs, src, dst, length, release, vc_realloc="auto",
-                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None, priority=None, up_port=None):
+                 vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None, priority=None, up_port=None,
+                 mid=None):
         assert router in ("lanes", "iq"), router
-        assert table is not None or routing in ("dor", "duato", "dor-nodateline"), routing
+        assert table is not None or routing in ("dor", "duato", "dor-nodateline", "valiant"), routing
         assert switching in ("wormhole", "vct"), switching
         assert V >= 1 and B >= 1 and O >= 1 and E >= 1 and H >= 0
         assert t_link >= 1 and t_routing >= 1 and t_crossbar >= 1 and credit_delay >= 1
@@ -210,7 +246,9 @@ class NaiveFlitSim:
         self.Tl, self.Tr, self.Tc, self.Cd = t_link, t_routing, t_crossbar, credit_delay
         self.inject_vcs = None if inject_vcs is None else set(int(v) for v in inject_vcs)
         self.routing = UpDownRouting(topo, table, V, up_port) if routing == "updown" else \
+            ValiantRouting(topo, V) if routing == "valiant" else \
             TableRouting(topo, table, V) if table is not None else GridRouting(topo, routing, V)
+        self.mid = None if mid is None else [int(x) for x in mid]  # valiant: each packet's intermediate router
         # VCs reallocated only once drained (docs/flit-engine.md, stage 7): "auto" = duato's
         # adaptive VCs, "atomic" = all, "eager" = none.
         assert vc_realloc in ("auto", "atomic", "eager"), vc_realloc
@@ -537,6 +575,8 @@ class NaiveFlitSim:
             rows = self.routing.rows(r, src, dst, C, self.rel[pkt], self.hops[pkt])
         elif isinstance(self.routing, TableRouting):  # the routings see routers
             rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt])
+        elif isinstance(self.routing, ValiantRouting):
+            rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt], self.mid[pkt])
         else:
             rows = self.routing.rows(r, src // C, dst // C)
         # CHOICE: "at the source router ... for the first hop" = the lane is a local input lane.
@@ -693,7 +733,7 @@ class NaiveFlitSim:
 def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole", vcs=4, buf=8, out_buf=2,
                    t_link=1, t_routing=1, t_crossbar=1, credit_delay=1, headers_per_cycle=1, eject_rate=1,
                    inject_vcs=None, vc_realloc="auto", vc_alloc="age", table=None, source_queue=0, wire=None, up_port="random",
-                   pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles, pkt_priority=None) -> dict:
+                   pkt_src, pkt_dst, pkt_len, pkt_release, max_cycles, pkt_priority=None, pkt_mid=None) -> dict:
     """Run the reference flit engine until every packet is delivered or ``max_cycles``.
 
     Parameters
@@ -724,6 +764,8 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
         Hard stop.
     pkt_priority : array_like of int or None
         Each packet's class priority (higher first at every arbiter); None: one class.
+    pkt_mid : array_like of int or None
+        ``valiant`` (flattened butterfly, HyperX): each packet's intermediate router.
 
     Returns
     -------
@@ -736,5 +778,5 @@ def simulate_naive(topo, *, router="lanes", routing="dor", switching="wormhole",
                        int(headers_per_cycle), int(eject_rate), inject_vcs,
                        np.asarray(pkt_src), np.asarray(pkt_dst), np.asarray(pkt_len),
                        np.asarray(pkt_release), vc_realloc, vc_alloc, table, source_queue=int(source_queue),
-                       wire=wire, priority=pkt_priority, up_port=up_port)
+                       wire=wire, priority=pkt_priority, up_port=up_port, mid=pkt_mid)
     return sim.run(int(max_cycles))
