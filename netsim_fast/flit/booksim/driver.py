@@ -44,8 +44,18 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        spec=int(cfg.speculative),
                        priority=bs.PRI_CLASS if cfg.priority == "class" and cfg.classes > 1 else bs.PRIORITIES[cfg.priority],
                        routing=(CMESH_ROUTINGS if topo.kind == "cmesh" else ROUTINGS).get(cfg.routing, 0),
-                       df_a=int(topo.params.get("group_routers", topo.params.get("k", 0))),
-                       df_h=int(topo.params.get("global_links", topo.params.get("n", 0))))
+                       **topology_shape(topo))
+
+
+def topology_shape(topo) -> dict:
+    """The two integers BookSim2's dragonfly, flatfly and fattree routing functions read: a
+    dragonfly's routers per group and global links per router, a flatfly's or fattree's k and n."""
+    p = topo.params
+    if topo.kind == "dragonfly":
+        return {"shape_a": int(p["group_routers"]), "shape_b": int(p["global_links"])}
+    if topo.kind in ("flatfly", "fattree"):
+        return {"shape_a": int(p["k"]), "shape_b": int(p["n"])}
+    return {"shape_a": 0, "shape_b": 0}
 
 
 def dragonfly_latencies(cfg, topo) -> tuple[int, int]:

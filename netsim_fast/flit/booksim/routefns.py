@@ -390,25 +390,24 @@ def cmesh_dor(coord, node, dst, n_ports, conc, k, v, out):
 
 @njit(**KERNEL_JIT)
 def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
-                    n_ports, conc, v, rng, out, df_a, df_h):
+                    n_ports, conc, v, rng, out, shape_a, shape_b):
     """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
     routing function sees routers (the terminals' routers, the first local port as the only
     one), and the destination router's exit becomes the destination terminal's own local port
     ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself. On a
-    dragonfly (``df_a`` routers per group, ``df_h`` global links each): ``dragonfly_min``; on a
-    flattened butterfly (``df_a`` = k routers per dimension): ``flatfly_min``; on a k-ary n-tree
-    (``df_a`` = k, ``df_h`` = n): ``fattree_nca``."""
+    dragonfly, flattened butterfly or k-ary n-tree, its own function, given the topology's shape
+    (``shape_a``, ``shape_b``: flit/booksim/driver.py ``topology_shape``)."""
     if fn == R_DRAGONFLY_MIN:
-        dragonfly_min(node, dst, in_port, ph, n_ports, conc, df_a, df_h, out)
+        dragonfly_min(node, dst, in_port, ph, n_ports, conc, shape_a, shape_b, out)
         return
     if fn == R_DRAGONFLY_UGAL:
-        dragonfly_ugal(ovc, base, node, dst, in_port, ph, n_ports, conc, df_a, df_h, v, rng, out)
+        dragonfly_ugal(ovc, base, node, dst, in_port, ph, n_ports, conc, shape_a, shape_b, v, rng, out)
         return
     if fn == R_FLATFLY_MIN:
-        flatfly_min(node, dst, n_ports, conc, df_a, v, out)
+        flatfly_min(node, dst, n_ports, conc, shape_a, v, out)
         return
     if fn == R_FATTREE_NCA:
-        fattree_nca(node, dst, n_ports, conc, df_a, df_h, v, rng, out)
+        fattree_nca(node, dst, n_ports, conc, shape_a, shape_b, v, rng, out)
         return
     if fn == R_CMESH_DOR:
         cmesh_dor(coord, node, dst, n_ports, conc, radix[0], v, out)

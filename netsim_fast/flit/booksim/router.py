@@ -153,7 +153,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         pid = in_buf[lane, pos] >> 32
         route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
                         node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
-                        p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.df_a, bp.df_h)
+                        p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.shape_a, bp.shape_b)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA

@@ -115,8 +115,8 @@ class BkParams(NamedTuple):
     spec: int             # speculative switch allocation
     priority: int         # PRIORITIES code: where a flit's priority comes from
     routing: int = 0      # routefns.ROUTINGS code (0: dim_order)
-    df_a: int = 0         # dragonfly (routing min): routers per group
-    df_h: int = 0         # ... global links per router
+    shape_a: int = 0      # the topology's shape (driver.topology_shape): a dragonfly's routers per group,
+    shape_b: int = 0      # ... and global links per router; a flatfly's or fattree's k and n
 
 
 class BkState(NamedTuple):

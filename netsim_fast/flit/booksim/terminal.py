@@ -122,7 +122,7 @@ def inject(s, b, p, bp, topo, t, w):
         if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
             route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
                             node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, local, vc, 0, p.n_ports, conc,
-                            v, b.rng, b.route_out, bp.df_a, bp.df_h)
+                            v, b.rng, b.route_out, bp.shape_a, bp.shape_b)
             b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
