@@ -145,6 +145,7 @@ def test_dragonfly_global_rows_pair_up():
 
 @pytest.mark.parametrize("kw,ports", [
     (dict(topology="hyperx", dims="4,3,2"), 7),
+    (dict(topology="hyperx", dims="4,3,2", widths="2,1,3"), 12),
     (dict(topology="flatfly", k=4, n=3), 10),
     (dict(topology="dragonfly", group_routers=4, global_links=2), 6),
 ])
@@ -160,7 +161,7 @@ def test_memory_estimate_and_topo_size_know_the_port_counts(kw, ports):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["--topology", "hyperx", "--dims", "4,4", "--widths", "1,2"], "--widths 1,2: only 1 is allowed"),
+    (["--topology", "hyperx", "--dims", "4,4", "--widths", "1,17"], "--widths 1,17: every width must be in 1..16"),
     (["--topology", "hyperx", "--dims", "4,4", "--widths", "1"], "--widths 1: needs one width per dimension"),
     (["--topology", "hyperx", "--dims", "4,1"], "--dims 4,1:"),
     (["--topology", "hyperx"], "--dims: --topology hyperx needs"),
@@ -289,3 +290,38 @@ def test_a_trace_of_a_dragonfly_run_reads_back(tmp_path):
     assert {k: tr.config[k] for k in ("topology", "group_routers", "global_links", "groups")} == \
         {"topology": "dragonfly", "group_routers": 2, "global_links": 2, "groups": 3}
     assert len(tr.packets) > 0
+
+
+def test_parallel_links_pair_up_and_count():
+    topo = build_topology(Config(topology="hyperx", dims=(3, 2, 3), widths=(2, 1, 3)))  # degree 2*2 + 1 + 2*3
+    nbr, back = topo.arrays.nbr, topo.arrays.nbr_in_port
+    u, p = np.nonzero(nbr[:, :-1] >= 0)
+    v, q = nbr[u, p], back[u, p]
+    assert np.array_equal(nbr[v, q], u) and np.array_equal(back[v, q], p)
+    assert len(set(zip(u.tolist(), p.tolist()))) == len(set(zip(v.tolist(), q.tolist()))) == 18 * 11
+    assert topo.n_links == 18 * 11 and topo.params["widths"] == "2,1,3"
+    plain = build_topology(Config(topology="hyperx", dims=(3, 2, 3), widths=(1, 1, 1)))
+    assert "widths" not in plain.params  # widths 1: the topology of before, unchanged
+    assert_port_tables_consistent(topo)
+    # failures remove one of two parallel links at both ends alike
+    faulted = build_topology(Config(topology="hyperx", dims=(3, 2, 3), widths=(2, 1, 3), link_failures=20,
+                                    fault_seed=4))
+    assert_port_tables_consistent(faulted)
+    assert faulted.n_links == topo.n_links - 40
+
+
+def test_topo_reports_links_and_an_exact_bisection_scaled_by_the_width():
+    res = CliRunner().invoke(app, ["topo", "--topology", "hyperx", "--dims", "4,4", "--widths", "2,2", "--json"])
+    m = json.loads(res.output)
+    assert res.exit_code == 0 and m["links"] == 16 * 12 // 2 and m["diameter"] == 2
+    assert m["bisection_width"] == 2 * 16 and m["bisection_exact"]  # twice the 4x4's 16
+    res = CliRunner().invoke(app, ["topo", "--topology", "hyperx", "--dims", "3,2", "--widths", "2,3", "--json"])
+    m = json.loads(res.output)
+    assert m["bisection_width"] == 9 and m["bisection_exact"]  # brute force: cut dimension 1, 3 pairs x 3 links
+
+
+def test_equal_widths_scale_the_bisection_as_the_brute_force_finds():
+    for dims, widths in (((3, 4), (2, 2)), ((2, 3, 2), (3, 3, 3))):
+        topo = build_topology(Config(topology="hyperx", dims=dims, widths=widths))
+        m = topology_metrics(topo)
+        assert m["bisection_exact"] and m["bisection_width"] == _brute_force(topo.n_nodes, topo.edges())

@@ -93,7 +93,8 @@ def _links(cfg) -> int:
         return n * len(cfg.radix)
     if kind in ("hyperx", "flatfly"):
         dims = cfg.dims if kind == "hyperx" else (cfg.k,) * cfg.n
-        return n * sum(k - 1 for k in dims) // 2
+        widths = (cfg.widths if kind == "hyperx" else None) or (1,) * len(dims)
+        return n * sum((k - 1) * w for k, w in zip(dims, widths)) // 2
     if kind == "dragonfly":
         return n * (cfg.group_routers - 1 + cfg.global_links) // 2
     return n  # ring; an edge list is as large as its file

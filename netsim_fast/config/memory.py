@@ -57,7 +57,7 @@ def _network_ports(cfg) -> int:
     if kind == "bmg":
         return 2 * max(1, math.ceil(math.log2(max(n, 2)))) + 1
     if kind == "hyperx":
-        return sum(k - 1 for k in cfg.dims) + 1
+        return sum((k - 1) * w for k, w in zip(cfg.dims, cfg.widths or (1,) * len(cfg.dims))) + 1
     if kind == "flatfly":
         return cfg.n * (cfg.k - 1) + 1
     if kind == "dragonfly":

@@ -269,6 +269,9 @@ def _check_flatfly(cfg: TopologyFields) -> None:
     _set(cfg, "n", n)
 
 
+MAX_WIDTH = 16  # parallel links per router pair of a HyperX dimension
+
+
 def _check_hyperx(cfg: TopologyFields) -> None:
     if cfg.dims is None:
         raise bad("dims", None, "--topology hyperx needs --dims S0,S1,... (routers per dimension, e.g. 4,4,4)")
@@ -279,9 +282,9 @@ def _check_hyperx(cfg: TopologyFields) -> None:
     if cfg.widths is not None:
         if len(cfg.widths) != len(cfg.dims):
             raise bad("widths", cfg.widths, f"needs one width per dimension of --dims ({len(cfg.dims)})")
-        if any(w != 1 for w in cfg.widths):
-            raise bad("widths", cfg.widths, "only 1 is allowed: a width > 1 needs parallel links between two routers, "
-                                            "which the port tables (one link per router pair) cannot hold")
+        if any(not 1 <= w <= MAX_WIDTH for w in cfg.widths):
+            raise bad("widths", cfg.widths, f"every width must be in 1..{MAX_WIDTH} (parallel links between two "
+                                            f"routers of a dimension)")
 
 
 def _check_dragonfly(cfg: TopologyFields) -> None:

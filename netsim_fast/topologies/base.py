@@ -200,11 +200,13 @@ def _empty_grid_fields(n_nodes: int, n_ports: int) -> dict:
     )
 
 
-def finish_arrays(nbr: np.ndarray, **grid_fields) -> TopoArrays:
+def finish_arrays(nbr: np.ndarray, parallel: bool = False, **grid_fields) -> TopoArrays:
     """Complete port tables from ``nbr`` (int[n_nodes, max_degree], NONE where unused).
 
     Appends the local port column, derives ``nbr_in_port`` (each link must have a matching
-    reverse link) and numbers directed links in (node, port) order.
+    reverse link) and numbers directed links in (node, port) order. ``parallel``: two nodes may
+    be joined by several links (a HyperX's widths), the ``j``-th port of ``u`` to ``v`` being
+    the ``j``-th port of ``v`` to ``u`` seen from the other end; otherwise a repeat is an error.
     """
     nbr = np.asarray(nbr, dtype=np.int32)
     n_nodes, max_degree = nbr.shape
@@ -220,11 +222,14 @@ def finish_arrays(nbr: np.ndarray, **grid_fields) -> TopoArrays:
     order = np.argsort(key_fwd, kind="stable")
     key_sorted = key_fwd[order]
     key_rev = dst.astype(np.int64) * n_nodes + src
-    pos = np.searchsorted(key_sorted, key_rev)
+    # parallel links (HyperX widths): the j-th port of u to v pairs with the j-th port of v to u
+    rank = np.empty(src.size, np.int64)
+    rank[order] = np.arange(src.size) - np.searchsorted(key_sorted, key_sorted)
+    if not parallel and np.any(rank > 0):
+        raise ValueError("neighbour table has a duplicate link between the same two nodes")
+    pos = np.searchsorted(key_sorted, key_rev) + rank
     if np.any(pos >= key_sorted.size) or np.any(key_sorted[np.minimum(pos, key_sorted.size - 1)] != key_rev):
         raise ValueError("neighbour table is not symmetric: a link has no reverse link")
-    if np.any(np.diff(key_sorted) == 0):
-        raise ValueError("neighbour table has a duplicate link between the same two nodes")
     nbr_in_port[src, port] = port[order[pos]]
 
     link_id = np.full_like(full, NONE)

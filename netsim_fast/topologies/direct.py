@@ -6,8 +6,9 @@ the port order.
 **HyperX** (Ahn et al., SC 2009) of ``dims = (k_0, ..., k_{D-1})``: routers are the coordinate
 vectors, dimension 0 fastest (``node = sum_d c_d * prod_{e<d} k_e``, as in tori); two routers are
 linked when their coordinates differ in exactly one dimension (all-to-all in each dimension, the
-Hamming graph K_{k_0} x ... x K_{k_{D-1}}). Ports: dimension by dimension, the other coordinates
-of that dimension in ascending order. **Flattened butterfly** ``--k K --n N`` is BookSim2's
+Hamming graph K_{k_0} x ... x K_{k_{D-1}}), by ``widths[d]`` parallel links in dimension ``d``
+(Ahn et al.'s trunking ``K``). Ports: dimension by dimension, the other coordinates of that
+dimension in ascending order, each coordinate's ``widths[d]`` parallel ports side by side. **Flattened butterfly** ``--k K --n N`` is BookSim2's
 ``flatfly``: the HyperX of ``(K,) * N`` with BookSim2's router numbering and port order.
 
 **Dragonfly** (Kim et al., ISCA 2008) of ``A`` routers per group, ``H`` global links per router
@@ -33,8 +34,9 @@ from netsim_fast.topologies.torus import coordinates
 ARRANGEMENTS = ("consecutive", "palm-tree")
 
 
-def _hamming(dims, kind: str, params: dict) -> Topology:
+def _hamming(dims, kind: str, params: dict, widths=None) -> Topology:
     radix = np.asarray(dims, dtype=np.int64)
+    widths = [1] * len(radix) if widths is None else [int(w) for w in widths]
     n_nodes = int(np.prod(radix))
     coord = coordinates(radix).astype(np.int64)
     strides = np.cumprod(np.concatenate([[1], radix[:-1]])).astype(np.int64)
@@ -44,19 +46,21 @@ def _hamming(dims, kind: str, params: dict) -> Topology:
         own = coord[:, d]
         for rank in range(k - 1):  # the rank-th other coordinate, ascending
             other = rank + (rank >= own)
-            columns.append(ids + (other - own) * strides[d])
+            columns.extend([ids + (other - own) * strides[d]] * widths[d])  # its parallel links side by side
     nbr = np.stack(columns, axis=1) if columns else np.zeros((n_nodes, 0), np.int64)
-    return Topology(kind=kind, params=params, arrays=finish_arrays(nbr), vertex_transitive=True)
+    return Topology(kind=kind, params=params, arrays=finish_arrays(nbr, parallel=max(widths) > 1),
+                    vertex_transitive=True)
 
 
 def hyperx(dims, widths=None) -> Topology:
-    """HyperX of routers ``dims`` per dimension (dimension 0 first), one link per pair
-    (``widths`` all 1: the port tables hold one link between two routers)."""
+    """HyperX of routers ``dims`` per dimension (dimension 0 first), ``widths[d]`` parallel links
+    between two routers of dimension ``d`` (default 1; ``params["widths"]`` only when one is > 1)."""
     dims = tuple(int(k) for k in dims)
     widths = (1,) * len(dims) if widths is None else tuple(int(w) for w in widths)
+    params = {"dims": ",".join(map(str, dims))}
     if any(w != 1 for w in widths):
-        raise ValueError("hyperx widths > 1 need parallel links, which the port tables cannot hold")
-    return _hamming(dims, "hyperx", {"dims": ",".join(map(str, dims))})
+        params["widths"] = ",".join(map(str, widths))
+    return _hamming(dims, "hyperx", params, widths)
 
 
 def flatfly(k: int, n: int) -> Topology:

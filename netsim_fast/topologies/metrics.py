@@ -179,7 +179,9 @@ def bisection(topo: Topology) -> tuple[int, bool]:
 
         p = topo.params
         dims = [int(x) for x in p["dims"].split(",")] if topo.kind == "hyperx" else [p["k"]] * p["n"]
-        return hamming_bisection(dims), True
+        widths = {int(x) for x in str(p.get("widths", "1")).split(",")}
+        if len(widths) == 1:  # every link doubled alike: every cut scales by the width
+            return hamming_bisection(dims) * widths.pop(), True
     if n <= BRUTE_FORCE_MAX_NODES:
         return _brute_force(n, edges), True
     starts = list(_candidate_sides(topo))
