@@ -110,6 +110,20 @@ def test_valiant_on_hamming_graphs_matches_reference_cycle_for_cycle(case, route
     assert_same_as_reference(cfg, random_packets(terminals, 80, 4, seed=5, span=60))
 
 
+ADAPTIVE_CASES = [dict(topology="hyperx", dims="3,2,3", widths="2,1,3", vcs=2),
+                  dict(topology="hyperx", dims="3,3", widths="2,2", vcs=3, buf=4, concentration=2),
+                  dict(topology="flatfly", k=3, n=2, vcs=2, t_link=2, credit_delay=2)]
+
+
+@pytest.mark.parametrize("routing", ["dim-adaptive", "min-adaptive"])
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+@pytest.mark.parametrize("case", ADAPTIVE_CASES, ids=lambda c: f"{c['topology']}-{c.get('widths', c.get('k'))}")
+def test_hamming_adaptive_routings_match_reference_cycle_for_cycle(case, router, routing):
+    cfg = Config(router=router, routing=routing, packet_flits=4, check_invariants=True, **case)
+    terminals = cfg.n_nodes * case.get("concentration", 1)
+    assert_same_as_reference(cfg, random_packets(terminals, 150, 4, seed=9, span=15))
+
+
 @st.composite
 def flit_configs(draw):
     topo_kw = draw(st.sampled_from(TOPOLOGIES + [dict(topology="torus", k=3), dict(topology="mesh", dims="4,2")]))

@@ -120,8 +120,9 @@ def test_mesh_dor_needs_no_classes():
 
 def test_routing_registry_matches_cli_choices():
     from netsim_fast.config import BMG_ROUTINGS, FLIT_ROUTINGS
-    from netsim_fast.routing import NONMIN_ROUTINGS, TABLE_ROUTINGS, UPDOWN_ROUTINGS
+    from netsim_fast.routing import ADAPTIVE_ROUTINGS, NONMIN_ROUTINGS, TABLE_ROUTINGS, UPDOWN_ROUTINGS
     from netsim_fast.routing.bmg import CODES as BMG_CODES
 
-    assert set(FLIT_ROUTINGS) == set(CODES) | set(TABLE_ROUTINGS) | set(NONMIN_ROUTINGS) | set(UPDOWN_ROUTINGS)
+    assert set(FLIT_ROUTINGS) == set(CODES) | set(TABLE_ROUTINGS) | set(NONMIN_ROUTINGS) | set(UPDOWN_ROUTINGS) | \
+        set(ADAPTIVE_ROUTINGS)
     assert set(BMG_ROUTINGS) <= set(BMG_CODES) and set(BMG_ROUTINGS) <= set(TABLE_ROUTINGS)

@@ -18,7 +18,7 @@ NOpt = Annotated[Optional[int], typer.Option(
 DimsOpt = Annotated[Optional[str], typer.Option(
     "--dims", rich_help_panel=_TOPO, help="Radix per dimension, dimension 0 first, e.g. 8,8,4 (torus, mesh; hyperx: routers per dimension).")]
 WidthsOpt = Annotated[Optional[str], typer.Option(
-    "--widths", rich_help_panel=_TOPO, help="hyperx: links per router pair in each dimension; only 1 (the port tables hold one link per pair).")]
+    "--widths", rich_help_panel=_TOPO, help="hyperx: parallel links between two routers of each dimension (default 1s; Ahn et al.'s trunking).")]
 GroupRoutersOpt = Annotated[Optional[int], typer.Option(
     "--group-routers", rich_help_panel=_TOPO, help="dragonfly: routers A per group (all-to-all inside the group).")]
 GlobalLinksOpt = Annotated[Optional[int], typer.Option(
@@ -78,7 +78,7 @@ def given(ctx, name: str) -> bool:
 _ROUTING = "Router and routing"
 RoutingOpt = Annotated[Optional[str], typer.Option(
     "--routing", rich_help_panel=_ROUTING,
-    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | dim_order, dim_order_ni, min_adapt (--router booksim: BookSim2's, meshes and tori) | dim_order_pni, xy_yx, adaptive_xy_yx, planar_adapt, romm, romm_ni, valiant (--router booksim, meshes) | dim_order_bal (--router booksim, tori; docs/booksim-router.md 8.1) | minimal (any topology) | valiant, ugal-l, ugal-g (dragonfly, lanes and iq: Kim et al.'s non-minimal and adaptive routing, --vcs >= 3; ugal-g is an idealised reference that reads every router's queues) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
+    help="dor | duato | dor-nodateline (tori, meshes, hypercubes) | dim_order, dim_order_ni, min_adapt (--router booksim: BookSim2's, meshes and tori) | dim_order_pni, xy_yx, adaptive_xy_yx, planar_adapt, romm, romm_ni, valiant (--router booksim, meshes) | dim_order_bal (--router booksim, tori; docs/booksim-router.md 8.1) | minimal (any topology) | valiant, ugal-l, ugal-g (dragonfly, lanes and iq: Kim et al.'s non-minimal and adaptive routing, --vcs >= 3; ugal-g is an idealised reference that reads every router's queues; also on flatfly and hyperx, --vcs >= 2) | dim-adaptive, min-adaptive (hyperx, flatfly, lanes and iq: dimension order choosing among a dimension's parallel links, --vcs >= 1; any unaligned dimension with a dimension-order escape VC, --vcs >= 2) | bmg-bfs | bmg-basic | bmg-variant | bmg-bitcount | bmg-cbe | bmg-equiclass | chord (bmg). Table routings (minimal, bmg-*, chord) use one VC class per hop in the flit engine \\[default: dor on grids, minimal elsewhere and on the packet engine].")]
 VcsOpt = Annotated[int, typer.Option("--vcs", rich_help_panel=_ROUTING, help="Virtual channels per physical channel.")]
 InjectVcsOpt = Annotated[Optional[str], typer.Option(
     "--inject-vcs", rich_help_panel=_ROUTING, help="Source throttling: VCs a packet may take on its first hop, e.g. 2,3 (default all).")]

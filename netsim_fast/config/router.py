@@ -79,6 +79,8 @@ ROUTING_TOPOLOGIES = {
     "valiant": ("mesh", "torus", "dragonfly", "flatfly", "hyperx"),
     "ugal-l": ("dragonfly", "flatfly", "hyperx"),  # routing/dragonfly_valiant.py, hamming_valiant.py
     "ugal-g": ("dragonfly", "flatfly", "hyperx"),
+    "dim-adaptive": ("hyperx", "flatfly"),  # routing/hamming_adaptive.py
+    "min-adaptive": ("hyperx", "flatfly"),
     "valiant_ni": ("torus",),
     "dim_order_bal": ("torus",),
     "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
@@ -110,7 +112,10 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
 # Routings the packet engine runs: a next-hop table (routing/tables.py); dor and the BMG
 # routers as one-port tables.
 PACKET_ROUTINGS = ("minimal", "dor") + BMG_ROUTINGS
-FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + ("valiant", "ugal-l", "ugal-g", "updown")
+FLIT_ROUTINGS = ("dor", "duato", "dor-nodateline", "minimal") + BMG_ROUTINGS + ("valiant", "ugal-l", "ugal-g", "updown",
+                                                                                  "dim-adaptive", "min-adaptive")
+# Minimal adaptive routings of the HyperX and flattened butterfly (routing/hamming_adaptive.py)
+ADAPTIVE_ROUTINGS = ("dim-adaptive", "min-adaptive")
 # The non-minimal routings of the dragonfly, flattened butterfly and HyperX (lanes and iq
 # routers; routing/dragonfly_valiant.py, hamming_valiant.py)
 NONMIN_ROUTINGS = ("valiant", "ugal-l", "ugal-g")
@@ -186,6 +191,12 @@ def _validate_engine(cfg: RouterFields) -> None:
     if ours and cfg.router == "booksim":
         raise bad("routing", cfg.routing, f"on --topology {cfg.topology} runs on --router lanes or iq (the booksim "
                                           "router runs BookSim2's valiant on meshes and tori only)")
+    if cfg.routing in ADAPTIVE_ROUTINGS and cfg.router == "booksim":
+        raise bad("routing", cfg.routing, "runs on --router lanes or iq (the booksim router runs BookSim2's own "
+                                          "routing functions)")
+    if cfg.routing in ADAPTIVE_ROUTINGS and cfg.link_failures:
+        raise bad("routing", cfg.routing, f"needs every link of the HyperX (its dimension-order escape), which "
+                                          f"--link-failures {cfg.link_failures} removes; use --routing minimal")
     if ours and cfg.link_failures:
         own = "the dragonfly's own minimal table" if cfg.topology == "dragonfly" else "dimension-order routes"
         raise bad("routing", cfg.routing, f"needs {own}, which --link-failures "

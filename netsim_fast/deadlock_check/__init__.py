@@ -5,7 +5,7 @@ VCs, ``--inject-vcs`` and ``--vc-realloc``, from the flit engine's own routing f
 (``flit.route.candidate_rows``, with the engine's parameters from ``flit.run.build_params`` and
 table from ``flit.run.routing_table``), and reports whether the graph that must be acyclic is:
 Dally and Seitz's graph for routings without adaptive channels, Duato's extended graph of the
-escape channels for ``duato`` (docs/check-deadlock.md). Sits beside ``experiment``: it joins the
+escape channels for ``duato`` and ``min-adaptive`` (docs/check-deadlock.md). Sits beside ``experiment``: it joins the
 config, a topology and the engine's routing, and runs no simulation.
 """
 
@@ -22,7 +22,7 @@ def routing_setup(cfg) -> dict:
     for a table routing's hop classes, an ``--inject-vcs`` without hop class 0)."""
     from netsim_fast.flit import state as fs
     from netsim_fast.flit.run import build_params, routing_table
-    from netsim_fast.routing import DOR, DUATO, TABLE, TABLE_ROUTINGS, UPDOWN, needs_datelines
+    from netsim_fast.routing import DOR, DUATO, MIN_ADAPTIVE, TABLE, TABLE_ROUTINGS, UPDOWN, needs_datelines
     from netsim_fast.topologies import build_topology
 
     topo = build_topology(cfg)
@@ -54,7 +54,8 @@ def routing_setup(cfg) -> dict:
         # table_next_hops reads the hop count (its VC class), never the source
         per_pair, hops_matter, levels = False, True, hop_classes(table) + 1
     else:
-        # grid_next_hops reads the source only for the dateline class of a ring dimension
+        # grid_next_hops reads the source only for the dateline class of a ring dimension;
+        # dim-adaptive and min-adaptive read neither the source nor the hop count
         datelines = needs_datelines(cfg.topology, cfg.dims)
         per_pair, hops_matter, levels = params.routing in (DOR, DUATO) and datelines, False, 2
     if route_mask is None:
@@ -64,7 +65,7 @@ def routing_setup(cfg) -> dict:
     # packets go to terminals: on the trees only the leaves (numbered first) are destinations
     destinations = -(-topo.n_terminals // topo.concentration)
     return dict(topo=topo, params=params, route_mask=route_mask, per_pair=per_pair, levels=levels,
-                hops_matter=hops_matter, esc_prio=1 if params.routing == DUATO else 0, destinations=destinations)
+                hops_matter=hops_matter, esc_prio=1 if params.routing in (DUATO, MIN_ADAPTIVE) else 0, destinations=destinations)
 
 
 def check_deadlock(cfg, progress=None) -> dict:

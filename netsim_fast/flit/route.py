@@ -23,9 +23,10 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import flit_packet, port_bit
 from netsim_fast.flit.state import NONE
-from netsim_fast.routing import UGAL_G, UGAL_L, UPDOWN, VALIANT
+from netsim_fast.routing import DIM_ADAPTIVE, UGAL_G, UGAL_L, UPDOWN, VALIANT
 from netsim_fast.routing.dispatch import next_hops
 from netsim_fast.routing.dragonfly_valiant import choose_ugal, nonmin_next_hops
+from netsim_fast.routing.hamming_adaptive import adaptive_next_hops
 from netsim_fast.routing.updown import updown_next_hops
 
 
@@ -48,6 +49,8 @@ def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid,
     if p.routing == UPDOWN:  # the choice among its ports reads the packet's terminals and creation cycle
         return updown_next_hops(route_mask, p.n_vcs, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
                                 pkts[pkt].release, pkts[pkt].hops, rows)
+    if p.routing >= DIM_ADAPTIVE:  # dim-adaptive, min-adaptive: minimal and dimension-order rows of the table
+        return adaptive_next_hops(p.routing, route_mask, p.n_nodes, p.n_vcs, node, dst, rows)
     if p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group
         return nonmin_next_hops(route_mask, p.class_vcs, p.group_routers, p.n_nodes, node, src, dst,
                                 pkts[pkt].hops, mid[pkt], rows)

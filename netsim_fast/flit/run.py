@@ -48,7 +48,7 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
-    from netsim_fast.routing import CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
+    from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
     from netsim_fast.routing.updown import UP_CHOICES
 
     nonmin = cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim"
@@ -61,7 +61,8 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
         routing=TABLE if cfg.routing in TABLE_ROUTINGS else NONMIN_ROUTINGS[cfg.routing] if nonmin
-        else UPDOWN if cfg.routing == "updown" else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
+        else UPDOWN if cfg.routing == "updown" else ADAPTIVE_ROUTINGS[cfg.routing] if cfg.routing in ADAPTIVE_ROUTINGS
+        else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
         vct=fs.SWITCHING[cfg.switching], inject_mask=mask, class_vcs=class_vcs,
         atomic_mask=atomic_vc_mask(cfg), vc_alloc=fs.VC_ALLOCS[cfg.vc_alloc],
         deadlock_cycles=cfg.deadlock_cycles, debug=int(cfg.check_invariants), window=cfg.window,
@@ -87,6 +88,11 @@ def routing_table(cfg, topo, table=None):
         from netsim_fast.routing.dragonfly_valiant import nonmin_table
 
         return nonmin_table(topo), check_nonmin_classes(cfg.routing, cfg.vcs, cfg.inject_vcs)
+    if cfg.routing in ("dim-adaptive", "min-adaptive"):  # minimal and dimension-order ports, no hop classes
+        from netsim_fast.routing.hamming_adaptive import adaptive_table, check_adaptive_vcs
+
+        check_adaptive_vcs(cfg.routing, cfg.vcs)
+        return adaptive_table(topo), cfg.vcs
     if cfg.routing == "updown":  # every VC at every hop: up*/down* needs no VC classes
         from netsim_fast.routing.updown import updown_table
 
@@ -137,6 +143,8 @@ def atomic_vc_mask(cfg) -> int:
 
     if cfg.vc_realloc == "atomic":
         return (1 << cfg.vcs) - 1
+    if cfg.vc_realloc == "auto" and cfg.routing == "min-adaptive":  # escape VC 0 (routing/hamming_adaptive.py)
+        return ((1 << cfg.vcs) - 1) & ~1
     if cfg.vc_realloc == "auto" and cfg.routing == "duato":
         escape = 2 if needs_datelines(cfg.topology, cfg.dims) else 1
         return ((1 << cfg.vcs) - 1) & ~((1 << escape) - 1)

@@ -15,6 +15,8 @@ VALIANT = 4  # dragonfly: minimal to a random intermediate group, then minimal (
 UGAL_L = 5   # dragonfly: minimal or one Valiant candidate, by the source router's own queues
 UGAL_G = 6   # dragonfly: the same choice from every queue on both paths (an idealised reference)
 UPDOWN = 7   # up*/down* next-port table, every VC at every hop (routing/updown.py)
+DIM_ADAPTIVE = 8  # HyperX, flatfly: dimension order, any parallel link (routing/hamming_adaptive.py)
+MIN_ADAPTIVE = 9  # HyperX, flatfly: any unaligned dimension, Duato escape on dim-adaptive
 
 CODES = {
     "dor": DOR,
@@ -29,6 +31,8 @@ TABLE_ROUTINGS = ("minimal", "bmg-bfs", "bmg-basic", "bmg-variant", "bmg-bitcoun
 NONMIN_ROUTINGS = {"valiant": VALIANT, "ugal-l": UGAL_L, "ugal-g": UGAL_G}
 # Up*/down* from its own table, every VC at every hop (routing/updown.py), code UPDOWN.
 UPDOWN_ROUTINGS = {"updown": UPDOWN}
+# Minimal adaptive routings of the Hamming graphs (routing/hamming_adaptive.py).
+ADAPTIVE_ROUTINGS = {"dim-adaptive": DIM_ADAPTIVE, "min-adaptive": MIN_ADAPTIVE}
 NONMIN_CLASSES = 3  # VC classes they need: 0 before the first global hop, 1 after it, 2 after the second
 NAMES = {code: name for name, code in CODES.items()}
 

@@ -221,6 +221,45 @@ class ValiantRouting:
         return [(self.port(node, m if cls == 0 else dst), cls * self.c, cls * self.c + self.c - 1, 0)]
 
 
+class HammingAdaptiveRouting:
+    """``dim-adaptive`` and ``min-adaptive`` on a HyperX or flattened butterfly
+    (routing/hamming_adaptive.py's docstring). Ports: dimension by dimension, the other
+    coordinates ascending, each coordinate's ``widths[d]`` parallel links side by side.
+    ``dim-adaptive``: every parallel link to the target coordinate of the lowest dimension in
+    which the router differs from the destination, every VC. ``min-adaptive``: VCs 1..V-1 on the
+    links of every such dimension (priority 0), VC 0 on those of the lowest one (priority 1)."""
+
+    def __init__(self, topo, routing: str, n_vcs: int):
+        p = topo.params
+        self.dims = [int(p["k"])] * int(p["n"]) if topo.kind == "flatfly" else [int(k) for k in str(p["dims"]).split(",")]
+        self.widths = [int(w) for w in str(p.get("widths", "")).split(",")] if "widths" in p else [1] * len(self.dims)
+        self.routing, self.V = routing, n_vcs
+        self.n_escape = 1 if routing == "min-adaptive" else 0
+        assert routing == "dim-adaptive" or n_vcs >= 2
+
+    def coords(self, node: int) -> list[int]:
+        out = []
+        for k in self.dims:
+            out.append(node % k)
+            node //= k
+        return out
+
+    def links(self, d: int, own: int, goal: int) -> list[int]:
+        """The parallel ports of dimension ``d`` from coordinate ``own`` to ``goal``."""
+        base = sum((k - 1) * w for k, w in zip(self.dims[:d], self.widths[:d]))
+        first = base + (goal - (goal > own)) * self.widths[d]
+        return list(range(first, first + self.widths[d]))
+
+    def rows(self, node: int, src: int, dst: int):
+        a, b = self.coords(node), self.coords(dst)
+        differ = [d for d in range(len(self.dims)) if a[d] != b[d]]
+        low = self.links(differ[0], a[differ[0]], b[differ[0]])
+        if self.routing == "dim-adaptive":
+            return [(q, 0, self.V - 1, 0) for q in low]
+        adaptive = [(q, 1, self.V - 1, 0) for d in differ for q in self.links(d, a[d], b[d])]
+        return adaptive + [(q, 0, 0, 1) for q in low]
+
+
 class _Connection:
     """An input lane's route: output (port, VC), usable from ``usable`` (stage 7)."""
 
@@ -236,7 +275,8 @@ class NaiveFlitSim:
                  vc_alloc="age", table=None, deadlock_cycles=10000, source_queue=0, wire=None, priority=None, up_port=None,
                  mid=None):
         assert router in ("lanes", "iq"), router
-        assert table is not None or routing in ("dor", "duato", "dor-nodateline", "valiant"), routing
+        assert table is not None or routing in ("dor", "duato", "dor-nodateline", "valiant", "dim-adaptive",
+                                                "min-adaptive"), routing
         assert switching in ("wormhole", "vct"), switching
         assert V >= 1 and B >= 1 and O >= 1 and E >= 1 and H >= 0
         assert t_link >= 1 and t_routing >= 1 and t_crossbar >= 1 and credit_delay >= 1
@@ -247,6 +287,7 @@ class NaiveFlitSim:
         self.inject_vcs = None if inject_vcs is None else set(int(v) for v in inject_vcs)
         self.routing = UpDownRouting(topo, table, V, up_port) if routing == "updown" else \
             ValiantRouting(topo, V) if routing == "valiant" else \
+            HammingAdaptiveRouting(topo, routing, V) if routing in ("dim-adaptive", "min-adaptive") else \
             TableRouting(topo, table, V) if table is not None else GridRouting(topo, routing, V)
         self.mid = None if mid is None else [int(x) for x in mid]  # valiant: each packet's intermediate router
         # VCs reallocated only once drained (docs/flit-engine.md, stage 7): "auto" = duato's
@@ -259,7 +300,7 @@ class NaiveFlitSim:
         self.guard = max(deadlock_cycles // 16, 1)
         if vc_realloc == "atomic":
             self.atomic_vcs = set(range(V))
-        elif vc_realloc == "auto" and routing == "duato":
+        elif vc_realloc == "auto" and routing in ("duato", "min-adaptive"):
             self.atomic_vcs = set(range(self.routing.n_escape, V))
         else:
             self.atomic_vcs = set()
