@@ -102,11 +102,15 @@ def _simulate_flit_batch(cfg: Config, topo, progress) -> dict:
     """``--batch B``: each node's first B packets of the open-loop process, run to completion
     (BookSim2's batch mode; ``completion_cycles`` is its batch duration)."""
     from netsim_fast.topologies.base import terminal_view
+    from netsim_fast.workloads.classes import packet_classes
     from netsim_fast.workloads.synthetic import batch_packets, traffic_of
 
+    def class_of(chunk: int, count: int):
+        return packet_classes(cfg, chunk, count)
+
+    packets = batch_packets(traffic_of(cfg, terminal_view(topo)), cfg.batch, class_of if cfg.classes > 1 else None)
     try:
-        summary = _simulate_flit(cfg, topo, progress, packets=batch_packets(traffic_of(cfg, terminal_view(topo)),
-                                                                            cfg.batch))
+        summary = _simulate_flit(cfg, topo, progress, packets=packets)
     except DeadlockError as exc:
         exc.summary.update(pattern=cfg.pattern, batch=cfg.batch)
         raise

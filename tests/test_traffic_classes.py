@@ -126,7 +126,6 @@ def test_one_class_is_the_run_of_before_and_classes_split_it():
     ("--classes 2 --class-priority 1", "--class-priority"),
     ("--classes 2 --class-priority -1,0", "--class-priority"),
     ("--class-priority 1,0", "--class-priority"),
-    ("--classes 2 --batch 10", "--classes"),
     ("--classes 2 --pattern random", "--classes"),
 ])
 def test_bad_class_options_are_refused_in_one_line(args, named):
@@ -209,3 +208,37 @@ def test_retiring_packets_moves_their_classes_with_them(case, monkeypatch):
     cfg = Config(topology="torus", k=4, vcs=2, buf=4, packet_flits=2, seed=3, classes=3, class_mix=(1, 2, 1),
                  class_priority=(0, 2, 1), **RETIRING[case])
     assert_retiring_changes_nothing(cfg, monkeypatch)
+
+
+def test_a_batch_counts_every_class_of_a_node_and_reports_each_class_completion():
+    """--batch B with classes: each node's first B packets of the open-loop multi-class run (B
+    over all its classes, as BookSim2's per-node count), a class's completion is its last tail."""
+    from netsim_fast.experiment import simulate
+    from netsim_fast.workloads.classes import packet_classes
+    from netsim_fast.workloads.synthetic import batch_packets, traffic_of
+
+    base = dict(topology="mesh", k=4, batch=60, rate=4.0, seed=5, classes=2, class_mix=(0.5, 0.5))  # half a packet a cycle
+    cfg = Config(**base, class_priority=(1, 0))
+    packets = batch_packets(traffic_of(cfg, build_topology(cfg)), cfg.batch, lambda c, k: packet_classes(cfg, c, k))
+    assert np.array_equal(np.bincount(packets.src, minlength=16), [60] * 16)
+    plain = batch_packets(traffic_of(cfg, build_topology(cfg)), cfg.batch)  # the same packets, without classes
+    assert np.array_equal(plain.release, packets.release) and np.array_equal(plain.dst, packets.dst)
+    assert 0.4 < packets.cls.mean() < 0.6
+    strict = simulate(cfg)
+    classes = strict["per_class"]
+    assert [c["packets"] for c in classes] == np.bincount(packets.cls).tolist()
+    assert sum(c["packets_delivered"] for c in classes) == strict["packets"] == 16 * 60
+    assert max(c["completion_cycles"] for c in classes) == strict["completion_cycles"]
+    # past saturation the high class goes first: it completes well before the low one, and waits less
+    assert classes[0]["completion_cycles"] < 0.8 * classes[1]["completion_cycles"]
+    assert classes[0]["latency_mean"] < classes[1]["latency_mean"]
+    equal = simulate(Config(**base))["per_class"]
+    assert abs(equal[0]["completion_cycles"] - equal[1]["completion_cycles"]) < 0.1 * equal[1]["completion_cycles"]
+
+
+def test_booksim_config_batch_with_classes_is_refused(tmp_path):
+    path = tmp_path / "b.cfg"
+    path.write_text("topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nclasses = 2;\n"
+                    "sim_type = batch;\nbatch_size = 10;\n")
+    result = CliRunner().invoke(app, ["run", "--booksim-config", str(path)])
+    assert result.exit_code == 2 and "classes=2" in result.output and "--class-mix" in result.output

@@ -411,6 +411,12 @@ def _batch(r: _Reader, out: dict) -> None:
     4.1). That is ``--batch`` at one packet per node per cycle, whose i-th packet is created at
     cycle i and waits in the source queue as BookSim2's would."""
     out["batch"] = r.number("batch_size", low=1, what=" packets per node")
+    if r.classes > 1:  # a source queue per class, refilled on its own: shares follow the draining
+        raise r.fail("classes", "with sim_type = batch is not mapped: BookSim2 keeps a source queue per class and "
+                                "issues a packet of a class whenever that queue is empty (ignoring injection_rate), "
+                                "so its classes' shares follow how fast each drains, where netsim-fast creates at "
+                                "most one packet per node per cycle, its class drawn from fixed shares; use "
+                                "classes = 1, or --batch with --classes and --class-mix on the command line")
     out["rate"] = float(_mean_size(_packet_sizes(r)))  # one packet per node per cycle, in flits
     for key in ("injection", "duty_cycle", "burst_length"):
         out.pop(key, None)

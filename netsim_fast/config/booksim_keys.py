@@ -55,7 +55,7 @@ vc_priority_donation,vc_shuffle_requests i 0 S= priority donation, shuffled VC r
 hold_switch_for_packet    i  0          S  keep the crossbar connection for the whole packet
 priority                  s  none       S  flit priorities
 class_priority            is 0          S  priority of each class (--class-priority; used under priority = class)
-classes                   i  1          S  traffic classes (--classes): per-class keys may differ in injection_rate only
+classes                   i  1          S  traffic classes (--classes): per-class keys may differ in injection_rate only; 1 with sim_type = batch
 traffic                   s  uniform    S  destination pattern
 perm_seed                 is 0          S  seed of the randperm pattern
 injection_rate            fs 0.1        S  offered load, packets per node per cycle (flits with injection_rate_uses_flits)

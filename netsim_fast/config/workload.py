@@ -209,8 +209,6 @@ def _validate_classes(cfg: WorkloadFields) -> None:
         _set(cfg, "class_mix", None)
         _set(cfg, "class_priority", None)
         return
-    if cfg.batch is not None:
-        raise bad("classes", k, "with --batch is not supported yet (a batch counts packets per node, not per class)")
     if cfg.class_mix is None:
         _set(cfg, "class_mix", (1.0,) * k)
     if cfg.class_priority is None:

@@ -87,6 +87,29 @@ def per_class(pk: dict, cfg, in_window, delivered, win_start: int, win_end: int,
     return out
 
 
+def per_class_batch(pk: dict, cfg, delivered, n: int, span: int) -> list | None:
+    """``per_class`` of a ``--batch`` run with several traffic classes: for each class its
+    priority, packets and packets delivered, ``completion_cycles`` (the cycle its last tail
+    arrived; null unless all its packets were delivered), its accepted load over the run (flits
+    per terminal per cycle) and the latency figures of all its delivered packets."""
+    if "class" not in pk:
+        return None
+    out = []
+    for c in range(cfg.classes):
+        mine = pk["class"] == c
+        done = mine & delivered
+        lat = latency_summary(pk["created_cycle"][done], pk["injected_cycle"][done], pk["tail_arrival_cycle"][done],
+                              pk["hops"][done])
+        lat.pop("latency_histogram")
+        finished = bool(done.sum() == mine.sum()) and bool(mine.any())
+        out.append({"class": c, "priority": int(cfg.class_priority[c]), "packets": int(mine.sum()),
+                    "packets_delivered": int(done.sum()),
+                    "completion_cycles": int(pk["tail_arrival_cycle"][mine].max()) if finished else None,
+                    "accepted_load": float(pk["size_flits"][done].sum()) / (n * span),
+                    **{k: _nullable(v) for k, v in lat.items()}})
+    return out
+
+
 def watchdog_keys(run) -> dict:
     """What the deadlock watchdog found (flit/deadlock.py): the knot of a deadlock, and the
     longest wait and starved channels of waits that were not one."""
@@ -218,6 +241,7 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
         "error": None,
         "packets": int(pk["src"].size),
         "packets_delivered": int(delivered.sum()),
+        **({"per_class": classes} if cfg.batch and (classes := per_class_batch(pk, cfg, delivered, n, span)) else {}),
         "flit_hops": flit_hops,
         "link_utilization_mean": float(util[real_links].mean()),
         "link_utilization_max": float(util[real_links].max()),

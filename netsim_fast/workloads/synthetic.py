@@ -280,10 +280,13 @@ def terminal_labels(cfg) -> np.ndarray | None:
     return floorplan_labels(k, int(round(cfg.concentration ** 0.5)))
 
 
-def batch_packets(traffic: SyntheticTraffic, batch: int):
+def batch_packets(traffic: SyntheticTraffic, batch: int, class_of=None):
     """BookSim2's batch mode as a finite workload: every node that sends keeps the first
     ``batch`` packets its open-loop process creates, then stops (``FinitePackets``, in release
-    order). Chunks are drawn until the slowest node has its batch."""
+    order). Chunks are drawn until the slowest node has its batch. ``class_of(chunk, count)``
+    (several traffic classes): the classes of a chunk's packets as the open-loop run draws them
+    (``workloads/classes.packet_classes``), kept with their packets: ``batch`` counts a node's
+    packets of every class together, as BookSim2's per-node sequence number does."""
     from netsim_fast.workloads.packets import FinitePackets
 
     n = traffic.n_nodes
@@ -291,6 +294,7 @@ def batch_packets(traffic: SyntheticTraffic, batch: int):
     parts, index = [], 0
     while traffic.senders.any() and counts[traffic.senders].min() < batch:
         src, dst, length, release = traffic.chunk(index)
+        cls = class_of(index, src.size) if class_of is not None else None
         index += 1
         order = np.argsort(src, kind="stable")  # rank of each packet among its source's in this chunk
         first = np.searchsorted(src[order], src[order], side="left")
@@ -298,8 +302,8 @@ def batch_packets(traffic: SyntheticTraffic, batch: int):
         rank[order] = np.arange(src.size) - first
         keep = counts[src] + rank < batch
         counts += np.bincount(src[keep], minlength=n)
-        parts.append((src[keep], dst[keep], length[keep], release[keep]))
+        parts.append((src[keep], dst[keep], length[keep], release[keep]) + ((cls[keep],) if cls is not None else ()))
     if not parts:
         return FinitePackets(*(np.zeros(0, t) for t in (np.int32, np.int32, np.int32, np.int64)))
-    return FinitePackets(*(np.concatenate(columns) for columns in zip(*parts)))
-
+    columns = [np.concatenate(c) for c in zip(*parts)]
+    return FinitePackets(*columns[:4], cls=columns[4] if len(columns) > 4 else None)
