@@ -418,3 +418,23 @@ def test_batch_mode_is_a_batch_at_one_packet_per_node_per_cycle():
     assert sized["rate"] == pytest.approx(7.0)  # one packet per cycle of 7 flits on average
     onoff = bf.to_config_fields(bf.merge(read_case("batch_torus4.cfg"), {"injection_process": "on_off"}))
     assert "injection" not in onoff  # BookSim2's batch mode ignores the injection process
+
+
+@pytest.mark.parametrize("case, words", [
+    ("example_mesh88_lat.cfg", ["link_failures=3", "aborts", "node != -1"]),
+    ("example_torus88.cfg", ["link_failures=3", "aborts"]),
+    ("example_dragonfly.cfg", ["link_failures=3", "ignores it on a dragonflynew", "set 0"]),
+    ("example_flatfly.cfg", ["link_failures=3", "ignores it on a flatfly"]),
+    ("example_fattree.cfg", ["link_failures=3", "not implemented for this topology"]),
+])
+def test_link_failures_are_refused_with_booksims_reason_per_network(case, words):
+    message = error(bf.to_config_fields, bf.merge(read_case(case), {"link_failures": "3"}))
+    assert all(w in message for w in words) and "--link-failures N" in message
+    assert "link_failures" not in str(bf.to_config_fields(bf.merge(read_case(case), {"link_failures": "0"})))
+
+
+def test_booksim_router_refuses_link_failures_on_the_command_line():
+    from netsim_fast.config import Config
+
+    with pytest.raises(ConfigError, match="--link-failures 2: the booksim router runs BookSim2's routing"):
+        Config(topology="mesh", k=4, router="booksim", link_failures=2)

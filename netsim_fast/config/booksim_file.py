@@ -422,6 +422,23 @@ def _batch(r: _Reader, out: dict) -> None:
         out.pop(key, None)
 
 
+def _link_failures(r: _Reader, topology: str) -> None:
+    """``link_failures``: only 0, for the reason BookSim2 gives on each network
+    (``Network::InsertRandomFaults`` and its overrides; docs/booksim-keys.md)."""
+    if r.values["link_failures"] in (0, "0"):
+        return
+    if topology in ("mesh", "torus"):
+        why = ("BookSim2 aborts on it on a mesh or torus (KNCube::InsertRandomFaults fails its assertion "
+               "node != -1 for any value above 0), so there is no BookSim2 run to reproduce")
+    elif topology in ("flatfly", "dragonflynew"):
+        why = (f"BookSim2 ignores it on a {topology} (its InsertRandomFaults is empty: no link fails), so its run is "
+               f"the one with link_failures = 0; set 0 to reproduce it")
+    else:
+        why = f"BookSim2 stops on it on a {topology} ('InsertRandomFaults not implemented for this topology!')"
+    raise r.fail("link_failures", f"only 0: {why}; failed links run on --router lanes or iq with --link-failures N "
+                                  f"--fault-seed S and --routing minimal or updown")
+
+
 def to_config_fields(parsed: dict) -> dict:
     """``Config`` fields and booksim-router knobs; refuses all REJECTED keys in one line, then bad values."""
     groups: dict[str, list[str]] = {}
@@ -434,9 +451,10 @@ def to_config_fields(parsed: dict) -> dict:
     out = {"router": "booksim"}
     _classes(r, out)
     for key in AT_DEFAULT_ONLY:
-        if key in parsed and r.one(key) not in (DEFAULTS[key], str(DEFAULTS[key])):
+        if key != "link_failures" and key in parsed and r.one(key) not in (DEFAULTS[key], str(DEFAULTS[key])):
             raise r.fail(key, f"{SUPPORTED[key]} in netsim-fast")
     topology = read_network(r, out)
+    _link_failures(r, topology)
     _router(r, out, topology)
     _traffic(r, out)
     _run_control(r, out)

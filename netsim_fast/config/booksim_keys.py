@@ -23,7 +23,7 @@ network_file              s  ""         S  anynet's router graph
 subnets                   i  1          S= physical subnetworks: only 1
 use_noc_latency           i  1          S  torus links of 2 cycles (1) or 1 (0)
 xr                        i  1          S  flatfly, cmesh: nodes per router along x (= yr; cmesh 2); tornado and neighbor: only 1
-link_failures             i  0          S= failed links: only 0
+link_failures             i  0          S= failed links: only 0 (BookSim2 aborts on a mesh or torus, ignores them on flatfly and dragonflynew, stops elsewhere)
 router                    s  iq         S= router model: only iq (BookSim2's input-queued router)
 routing_delay             i  1          S  route-computation cycles (0: lookahead routing)
 vc_alloc_delay            i  1          S  VC-allocation cycles

@@ -392,7 +392,12 @@ def validate_concentration(cfg) -> None:
 
 
 def validate_fault_routing(cfg) -> None:
-    """With failed links, only a routing computed from the graph can run."""
+    """With failed links, only a routing computed from the graph can run (``lanes``, ``iq``)."""
+    if cfg.link_failures and getattr(cfg, "router", None) == "booksim" and getattr(cfg, "engine", None) == "flit":
+        raise bad("link-failures", cfg.link_failures, f"the booksim router runs BookSim2's routing functions, none of "
+                  f"which routes around a removed link (BookSim2 only marks failed channels, on meshes and tori, "
+                  f"where its own placement aborts: docs/booksim-keys.md, link_failures); use --router lanes or iq "
+                  f"with --routing {' or '.join(FAULT_TOLERANT_ROUTINGS)}")
     if cfg.link_failures and cfg.routing not in FAULT_TOLERANT_ROUTINGS:
         raise bad("routing", cfg.routing, f"cannot route around failed links (--link-failures {cfg.link_failures}): "
                   f"it follows fixed rules; use --routing {' or '.join(FAULT_TOLERANT_ROUTINGS)}")
