@@ -25,10 +25,13 @@ reported, with their knot, within 2 x ``--deadlock-cycles`` of the knot's last m
 al.'s 72-terminal dragonfly under each of its routings, concentrated meshes and tori, a HyperX)
 with the same rules; ``--trees`` those of the fat trees and up*/down* (``TREES``: k-ary n-trees
 and a Clos under each up-port choice, up*/down* on a random regular graph with one VC and on a
-torus with failed links, BookSim2's fattree on the booksim router).
+torus with failed links, BookSim2's fattree on the booksim router); ``--adaptive`` those of
+``dim-adaptive`` and ``min-adaptive`` (``ADAPTIVE``: HyperX with parallel links and 1 or 2 VCs,
+a 3-D HyperX under vct, a flattened butterfly).
 
 Writes docs/figures/saturation_soak_short.csv or _full.csv (``saturation_soak_extra_*.csv`` with
-``--extra``, ``saturation_soak_trees_*.csv`` with ``--trees``; or ``--out``) and prints a
+``--extra``, ``saturation_soak_trees_*.csv`` with ``--trees``, ``saturation_soak_adaptive_*.csv``
+with ``--adaptive``; or ``--out``) and prints a
 markdown table.
 """
 
@@ -87,6 +90,17 @@ TREES = [  # fat trees and up*/down* (--trees): the terminals on the leaves, eve
     {"name": "torus8 4 failed links updown iq", "fields": dict(topology="torus", dims="8,8", routing="updown", vcs=2,
                                                                router="iq", link_failures=4)},
     {"name": "fattree 4-ary 3-tree nca booksim", "fields": dict(topology="fattree", k=4, n=3, vcs=2, router="booksim")},
+]
+ADAPTIVE = [  # minimal adaptive routing on the Hamming graphs (--adaptive; routing/hamming_adaptive.py)
+    {"name": "hyperx 4,4 W2,2 C2 dim-adaptive 1 VC lanes",
+     "fields": dict(topology="hyperx", dims="4,4", widths="2,2", concentration=2, routing="dim-adaptive", vcs=1)},
+    {"name": "hyperx 4,4 W2,2 C2 min-adaptive iq",
+     "fields": dict(topology="hyperx", dims="4,4", widths="2,2", concentration=2, routing="min-adaptive", vcs=2,
+                    router="iq")},
+    {"name": "hyperx 4,4,4 min-adaptive vct rr lanes",
+     "fields": dict(topology="hyperx", dims="4,4,4", routing="min-adaptive", vcs=3, switching="vct", vc_alloc="rr")},
+    {"name": "flatfly 4x4 C4 dim-adaptive 2 VCs lanes",
+     "fields": dict(topology="flatfly", k=4, n=2, concentration=4, routing="dim-adaptive", vcs=2)},
 ]
 FIELDS = ["name", "cycles", "accepted_load", "accepted_min", "accepted_max", "fairness_jain", "starvation_max_wait",
           "starved_channels", "deadlock", "knot_channels", "detected_after_last_move", "verdict", "sim_seconds",
@@ -208,6 +222,7 @@ def main():
                     help="run only the set-ups the existing CSV of this mode lists as 'not run', and update their rows")
     ap.add_argument("--extra", action="store_true", help="the newer topologies and routings (EXTRA) instead")
     ap.add_argument("--trees", action="store_true", help="fat trees and up*/down* (TREES) instead")
+    ap.add_argument("--adaptive", action="store_true", help="dim-adaptive and min-adaptive (ADAPTIVE) instead")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
@@ -216,14 +231,15 @@ def main():
     if args.only is not None:
         setups = setups[: args.only]
     jobs = [(s, cycles, False) for s in setups] + [(p, cycles, True) for p in PRONE]
-    if args.extra or args.trees:
-        jobs = [(s, cycles, False) for s in (TREES if args.trees else EXTRA)]
+    own = "trees" if args.trees else "adaptive" if args.adaptive else "extra" if args.extra else None
+    if own:
+        jobs = [(s, cycles, False) for s in {"trees": TREES, "adaptive": ADAPTIVE, "extra": EXTRA}[own]]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     mode = "full" if cycles == 1_000_000 else "short" if cycles == 100_000 else f"{cycles}"
     name = f"saturation_soak_{mode}.csv" if args.only is None else "saturation_soak_partial.csv"
-    if args.extra or args.trees:
-        name = f"saturation_soak_{'trees' if args.trees else 'extra'}_{mode}.csv"
+    if own:
+        name = f"saturation_soak_{own}_{mode}.csv"
     previous = []
     if args.rerun_refused:
         with open(out / name, newline="") as fh:

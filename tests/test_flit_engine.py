@@ -158,6 +158,32 @@ def test_many_random_configurations_match_reference(case):
     assert_same_as_reference(cfg, random_packets(cfg.n_nodes, 120, max_len, seed, span=100))
 
 
+@st.composite
+def adaptive_configs(draw):
+    n_dims = draw(st.integers(1, 3))
+    dims = [draw(st.integers(2, 4)) for _ in range(n_dims)]
+    widths = [draw(st.integers(1, 3)) for _ in range(n_dims)]
+    routing = draw(st.sampled_from(["dim-adaptive", "min-adaptive"]))
+    switching = draw(st.sampled_from(["wormhole", "vct"]))
+    buf = draw(st.integers(2, 6))
+    max_len = draw(st.integers(1, buf if switching == "vct" else 8))
+    cfg = Config(topology="hyperx", dims=",".join(map(str, dims)), widths=",".join(map(str, widths)),
+                 routing=routing, router=draw(st.sampled_from(["lanes", "iq"])), switching=switching,
+                 vcs=draw(st.integers(1 if routing == "dim-adaptive" else 2, 4)), buf=buf,
+                 out_buf=draw(st.integers(1, 3)), t_link=draw(st.integers(1, 2)), credit_delay=draw(st.integers(1, 2)),
+                 headers_per_cycle=draw(st.integers(0, 2)), vc_alloc=draw(st.sampled_from(["age", "rr"])),
+                 vc_realloc=draw(st.sampled_from(["auto", "atomic"])), packet_flits=max_len, check_invariants=True)
+    return cfg, draw(st.integers(0, 1000)), max_len
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(adaptive_configs())
+def test_random_hyperx_adaptive_configurations_match_reference(case):
+    cfg, seed, max_len = case
+    assert_same_as_reference(cfg, random_packets(cfg.n_nodes, 100, max_len, seed, span=40))
+
+
 @pytest.mark.parametrize("router", ["lanes", "iq"])
 def test_zero_load_latency_is_3h_plus_L_plus_2(router):
     cfg = Config(topology="torus", k=8, router=router, packet_flits=5)
