@@ -5,6 +5,7 @@ themselves (``torus``, ``bmg``, ``random_regular``, ``from_networkx``, ...) are 
 notebooks and tests.
 """
 
+from netsim_fast.errors import ConfigError
 from netsim_fast.topologies.base import NONE, Topology, TopoArrays, concentrate
 from netsim_fast.topologies.circulant import bmg, circulant, complete, ring
 from netsim_fast.topologies.cmesh import cmesh
@@ -28,6 +29,12 @@ def build_topology(cfg) -> Topology:
     """The ``Topology`` of a validated ``netsim_fast.config.Config`` (its failed links removed,
     ``cfg.concentration`` terminals per router)."""
     topo = _build(cfg)
+    if topo.terminal_router is not None:  # an anynet file places its own terminals, and has no spare links
+        for option, value, default in (("concentration", getattr(cfg, "concentration", 1), 1),
+                                       ("link-failures", getattr(cfg, "link_failures", 0), 0)):
+            if value != default:
+                raise ConfigError(f"--{option} {value}: does not apply to the anynet file {cfg.file} (it gives "
+                                  f"its terminals and links itself)")
     if getattr(cfg, "link_failures", 0):
         from netsim_fast.topologies.faults import fail_links
 

@@ -56,6 +56,11 @@ class Topology:
         Port tables, see the module docstring.
     vertex_transitive : bool
         True when every node sees the same graph (tori, circulants); metrics then need one BFS.
+    terminal_router : numpy.ndarray or None
+        int32[T]: the router of each terminal when they are not ``t // concentration`` (BookSim2's
+        anynet files, topologies/anynet.py: any number per router, in any order).
+    link_latency : numpy.ndarray or None
+        int64[n_nodes, n_ports]: the cycles of the channel leaving each port, when a file gives them.
     """
 
     kind: str
@@ -63,6 +68,8 @@ class Topology:
     arrays: TopoArrays
     vertex_transitive: bool = False
     notes: tuple = field(default=())
+    terminal_router: np.ndarray | None = None
+    link_latency: np.ndarray | None = None
 
     # -- sizes -------------------------------------------------------------------------
     @property

@@ -4,6 +4,10 @@ File format: one undirected link per line, ``u v`` (whitespace or comma separate
 integer node ids); ``#`` starts a comment; an optional first line ``nodes N`` declares the node
 count (otherwise it is the largest id + 1). Repeated links (``u v`` and ``v u``) are merged;
 self-loops, ids out of range and disconnected graphs are rejected with the line or the count.
+
+A file whose first word is ``router`` or ``node`` is BookSim2's anynet format instead (routers,
+their terminals and per-direction channel latencies: topologies/anynet.py); ``--booksim-config``
+maps ``topology = anynet`` with ``network_file`` to such a file.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from netsim_fast.errors import ConfigError
+from netsim_fast.topologies.anynet import anynet_topology, is_anynet_text, parse_anynet
 from netsim_fast.topologies.base import Topology, from_edges
 
 _SPLIT = re.compile(r"[,\s]+")
@@ -67,6 +72,8 @@ def from_edgelist_file(path) -> Topology:
         raise ConfigError(f"--file {str(path)!r} cannot be read ({exc.strerror or exc}); give an edge-list file") from None
     except UnicodeDecodeError:
         raise ConfigError(f"--file {str(path)!r} is not UTF-8 text; give an edge-list file (one 'u v' pair per line)") from None
+    if is_anynet_text(text):
+        return anynet_topology(parse_anynet(text, f"--file {path}"), {"file": str(path)})
     declared, pairs = None, []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
