@@ -8,7 +8,7 @@ of the packet engine and of gossip live in ``engine/packet_results.py``.
 from __future__ import annotations
 
 from netsim_fast.config import Config
-from netsim_fast.errors import DeadlockError
+from netsim_fast.errors import ConfigError, DeadlockError
 
 
 def simulate(cfg: Config, *, progress=None, topology=None) -> dict:
@@ -52,6 +52,7 @@ def _dispatch(cfg: Config, topology, progress) -> dict:
     from netsim_fast.workloads.total_exchange import TE_PATTERNS
 
     topo = topology if topology is not None else build_topology(cfg)
+    _check_anynet_layout(cfg, topo)
     if cfg.pattern in TE_PATTERNS:
         return _simulate_total_exchange(cfg, topo, progress)
     if cfg.pattern in FORWARDING_PATTERNS:
@@ -65,6 +66,23 @@ def _dispatch(cfg: Config, topology, progress) -> dict:
     if is_open_loop(cfg):
         return _simulate_flit(cfg, topo, progress)
     return _simulate_flit_finite(cfg, topo, progress)
+
+
+def _check_anynet_layout(cfg: Config, topo) -> None:
+    """An anynet file with uneven terminals or channels longer than a cycle runs on the booksim
+    router only: the others put terminal ``t`` on router ``t // C`` and time every link alike."""
+    from netsim_fast.routing.anynet_min import MAX_TABLE_ROUTERS
+    from netsim_fast.topologies.anynet import is_regular
+
+    if topo.kind == "edgelist" and cfg.router == "booksim" and topo.n_nodes > MAX_TABLE_ROUTERS:
+        raise ConfigError(f"--file {cfg.file}: {topo.n_nodes} routers exceed the {MAX_TABLE_ROUTERS} of BookSim2's min "
+                          f"table on the booksim router (a search per router over every router)")
+    if topo.terminal_router is None or is_regular(topo) or (cfg.engine == "flit" and cfg.router == "booksim"):
+        return
+    raise ConfigError(f"--file {cfg.file}: its terminals are not {topo.concentration} per router in order (terminal "
+                      f"t on router t // {topo.concentration}) or its channels take more than one cycle; such an "
+                      f"anynet file runs on --router booksim (BookSim2's min), not on the {cfg.engine} engine's "
+                      f"{'router ' + cfg.router if cfg.engine == 'flit' else 'tables'}")
 
 
 def _workload(cfg: Config, topo):
@@ -190,7 +208,11 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
 
         table = updown_table(topo)
     capacity, method = uniform_capacity(topo, cfg.t_link, table, cfg.routing)
-    if topo.concentration > 1 and topo.kind not in TREE_TOPOLOGIES:  # per terminal (a tree's already is)
+    if topo.kind == "edgelist" and cfg.router == "booksim":  # BookSim2's min_anynet: its own table's channel loads
+        from netsim_fast.analytic.capacity import min_table_capacity
+
+        capacity, method = min_table_capacity(topo)
+    elif topo.concentration > 1 and topo.kind not in TREE_TOPOLOGIES:  # per terminal (a tree's already is)
         from netsim_fast.analytic.capacity import per_terminal
 
         capacity = per_terminal(capacity, topo.n_nodes, topo.concentration)

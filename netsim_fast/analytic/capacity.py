@@ -123,3 +123,30 @@ def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal"
     loads = _table_channel_loads(topo.arrays.nbr, topo.arrays.link_id, table.dist, table.port_mask,
                                  np.zeros(topo.n_links))
     return (topo.n_nodes - 1) / float(loads.max()) / t_link, f"max channel load ({routing})"
+
+
+def min_table_capacity(topo) -> tuple[float, str]:
+    """BookSim2's ``min_anynet`` on an edge-list or anynet file (terminals anywhere, channels of any
+    latency: a channel still takes one flit a cycle): each terminal sends to each of the other
+    ``T - 1`` alike, each router pair's traffic (its terminal counts multiplied) walks the one path
+    of the table (routing/anynet_min.py), and the busiest channel or a terminal's own link
+    (1 flit a cycle) saturates first."""
+    from netsim_fast.routing.anynet_min import first_hops
+
+    nbr = topo.arrays.nbr
+    lat = topo.link_latency if topo.link_latency is not None else np.ones(nbr.shape, np.int64)
+    hops = first_hops(nbr, lat, nbr.shape[1] - topo.concentration)
+    t = topo.n_terminals
+    routers = (np.asarray(topo.terminal_router, np.int64) if topo.terminal_router is not None
+               else np.arange(t) // topo.concentration)
+    count = np.bincount(routers, minlength=nbr.shape[0]).astype(np.float64)
+    load = np.zeros(nbr.shape, np.float64)
+    for s in np.nonzero(count)[0]:
+        for d in np.nonzero(count)[0]:
+            r = s
+            while r != d:
+                port = hops[r, d]
+                load[r, port] += count[s] * count[d]
+                r = nbr[r, port]
+    busiest = float(load.max())
+    return (min(1.0, (t - 1) / busiest) if busiest > 0 else 1.0), "max channel load (min_anynet table)"

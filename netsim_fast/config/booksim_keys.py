@@ -19,7 +19,7 @@ k                         i  8          S  routers per dimension of a mesh, toru
 n                         i  2          S  dimensions of a mesh, torus or flatfly; dragonflynew: only 1; cmesh: only 2
 c                         i  1          S  nodes per router of a flatfly (= xr * yr) or a cmesh (only 4); 1 on a mesh or torus
 routing_function          s  none       S  the routing, by BookSim2's name for that topology
-network_file              s  ""         S  anynet's router graph
+network_file              s  ""         S  anynet's network: routers, their nodes, channel latencies
 subnets                   i  1          S= physical subnetworks: only 1
 use_noc_latency           i  1          S  torus links of 2 cycles (1) or 1 (0)
 xr                        i  1          S  flatfly, cmesh: nodes per router along x (= yr; cmesh 2); tornado and neighbor: only 1

@@ -94,10 +94,12 @@ def validate_booksim(cfg) -> None:
         _validate_booksim_fattree(cfg)
     elif cfg.topology == "cmesh":
         _validate_booksim_cmesh(cfg)
+    elif cfg.topology == "edgelist":
+        _validate_booksim_anynet(cfg)
     elif cfg.topology not in ("mesh", "torus"):
         raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus), its "
-                                            "dragonflynew (dragonfly), flatfly (flatfly), fattree (fattree) and cmesh "
-                                            "(cmesh)")
+                                            "dragonflynew (dragonfly), flatfly (flatfly), fattree (fattree), cmesh "
+                                            "(cmesh) and anynet (edgelist)")
     if cfg.topology == "torus" and 2 in cfg.dims:
         raise bad("dims", ",".join(map(str, cfg.dims)),
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
@@ -247,10 +249,20 @@ def _validate_booksim_cmesh(cfg) -> None:
         raise bad("noq", "on", "on a cmesh not supported (noq slices the VCs by one terminal port per router)")
 
 
+def _validate_booksim_anynet(cfg) -> None:
+    """BookSim2's ``anynet`` (an edge-list or anynet file, topologies/anynet.py) with its ``min``:
+    one shortest-latency next hop per destination from a table (routing/anynet_min.py), every VC."""
+    if cfg.routing != "min":
+        raise bad("routing", cfg.routing, "on an edge-list or anynet file the booksim router runs BookSim2's min "
+                                          "(min_anynet: a next-hop table)")
+    if cfg.noq:
+        raise bad("noq", "on", "on an anynet file not supported (noq slices the VCs by dimension-order ports)")
+
+
 def _validate_booksim_routing(cfg) -> None:
     """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
-    if cfg.topology in ("dragonfly", "flatfly", "fattree", "cmesh"):
-        return  # _validate_booksim_dragonfly, _flatfly, _fattree, _cmesh
+    if cfg.topology in ("dragonfly", "flatfly", "fattree", "cmesh", "edgelist"):
+        return  # _validate_booksim_dragonfly, _flatfly, _fattree, _cmesh, _anynet
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS

@@ -83,7 +83,7 @@ ROUTING_TOPOLOGIES = {
     "min-adaptive": ("hyperx", "flatfly"),
     "valiant_ni": ("torus",),
     "dim_order_bal": ("torus",),
-    "min": ("dragonfly",),  # BookSim2's min_dragonflynew (dragonfly.cpp)
+    "min": ("dragonfly", "edgelist"),  # BookSim2's min_dragonflynew (dragonfly.cpp), min_anynet (anynet.cpp)
     "ran_min": ("flatfly",),  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp)
     "nca": ("fattree",),  # BookSim2's fattree_nca (routefunc.cpp)
     "ugal": ("dragonfly",),  # BookSim2's ugal_dragonflynew (dragonfly.cpp)
@@ -148,16 +148,15 @@ def _validate_routing(cfg: RouterFields) -> None:
                                         "--topology fattree); use --router lanes or iq with --routing updown")
     if cfg.routing is None:
         booksim = cfg.router == "booksim" and cfg.engine == "flit"
-        on_dragonfly = {"dragonfly": "min", "fattree": "nca"}.get(cfg.topology, "dim_order")
+        on_dragonfly = {"dragonfly": "min", "fattree": "nca", "edgelist": "min"}.get(cfg.topology, "dim_order")
         _set(cfg, "routing", on_dragonfly if booksim else default_routing(cfg.topology, cfg.engine))
     if cfg.routing not in ROUTING_TOPOLOGIES:
         raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
     fits = ROUTING_TOPOLOGIES[cfg.routing]
-    if cfg.routing == "min" and cfg.topology != "dragonfly":
-        raise bad("routing", cfg.routing, f"is BookSim2's min on its dragonflynew (--topology dragonfly --router "
-                                          f"booksim); BookSim2's min on anynet (one shortest-path next hop per "
-                                          f"destination, every VC) is not in the booksim router yet; on --topology "
-                                          f"{cfg.topology} use --routing minimal (lanes or iq router)")
+    if cfg.routing == "min" and cfg.topology not in fits:
+        raise bad("routing", cfg.routing, f"is BookSim2's min on its dragonflynew (--topology dragonfly) and anynet "
+                                          f"(--topology edgelist), --router booksim; on --topology {cfg.topology} use "
+                                          f"--routing minimal (lanes or iq router)")
     if cfg.routing in ("ugal-l", "ugal-g") and cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"runs on --topology {', '.join(fits)} (not on {cfg.topology})")
     if cfg.topology not in fits:

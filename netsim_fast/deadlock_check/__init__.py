@@ -26,6 +26,13 @@ def routing_setup(cfg) -> dict:
     from netsim_fast.topologies import build_topology
 
     topo = build_topology(cfg)
+    from netsim_fast.topologies.anynet import is_regular
+
+    if not is_regular(topo):
+        from netsim_fast.errors import ConfigError
+
+        raise ConfigError(f"--file {cfg.file}: an anynet file with uneven terminals or channels longer than a cycle "
+                          "runs on the booksim router only, whose min check-deadlock does not analyse")
     table = None
     if cfg.routing in TABLE_ROUTINGS:
         from netsim_fast.routing.tables import route_table

@@ -24,12 +24,13 @@ def booksim_params(cfg, topo) -> bs.BkParams:
     from netsim_fast.flit.booksim.allocators.names import parse_allocator
 
     va, va_iters, va_arb = parse_allocator(cfg.vc_allocator)
-    from netsim_fast.flit.booksim.routefns import CMESH_ROUTINGS, ROUTINGS
+    from netsim_fast.flit.booksim.routefns import ANYNET_ROUTINGS, CMESH_ROUTINGS, ROUTINGS
 
     sa, sa_iters, sa_arb = parse_allocator(cfg.sw_allocator)
     torus = bool(topo.arrays.wrap.size and topo.arrays.wrap[0])
     link = 2 if torus and cfg.use_noc_latency else 1
-    longest = int(channel_latencies(cfg, topo).max()) if topo.kind in ("dragonfly", "flatfly", "cmesh") else link
+    longest = int(channel_latencies(cfg, topo).max()) if topo.kind in ("dragonfly", "flatfly", "cmesh", "edgelist") \
+        else link
     x = cfg.st_prepare_delay + cfg.st_final_delay
     return bs.BkParams(routing_delay=cfg.routing_delay, va_delay=cfg.vc_alloc_delay, sa_delay=cfg.sw_alloc_delay,
                        xbar_delay=x, credit_delay=cfg.credit_delay, link=link,
@@ -43,7 +44,8 @@ def booksim_params(cfg, topo) -> bs.BkParams:
                        internal_speedup=float(cfg.internal_speedup), in_speedup=cfg.input_speedup, out_speedup=cfg.output_speedup, out_buf=cfg.output_buffer_size,
                        spec=int(cfg.speculative),
                        priority=bs.PRI_CLASS if cfg.priority == "class" and cfg.classes > 1 else bs.PRIORITIES[cfg.priority],
-                       routing=(CMESH_ROUTINGS if topo.kind == "cmesh" else ROUTINGS).get(cfg.routing, 0),
+                       routing={"cmesh": CMESH_ROUTINGS, "edgelist": ANYNET_ROUTINGS}.get(topo.kind, ROUTINGS).get(
+                           cfg.routing, 0),
                        **topology_shape(topo))
 
 
@@ -82,13 +84,18 @@ def channel_latencies(cfg, topo) -> np.ndarray:
     - dragonflynew: ``dragonfly_latencies`` on the A - 1 local ports, then the H global ports;
     - cmesh (cmesh.cpp, with use_noc_latency): one cycle per terminal pitch, 2 on a mesh channel
       and k on an express channel (topologies/cmesh.py);
+    - an anynet file (anynet.cpp): each channel's own latency, in each direction (``link_latency``:
+      topologies/anynet.py; 1 on a plain edge list). use_noc_latency does not touch them, as in
+      BookSim2, whose anynet sets every latency from the file;
     - flatfly (flatfly_onchip.cpp, with use_noc_latency): routers on a k x k floor plan (n = 2),
       each a square tile of ``xr`` x ``xr`` terminals, so a channel is as long as the tiles it
       spans: ``xr * (|dx| + |dy|)`` cycles. Its terminal channels stay at 1 cycle, as BookSim2's
       are for ``xr <= 3`` (config/booksim_router.py refuses larger tiles).
     """
     lat = np.ones((topo.n_nodes, topo.n_ports), np.int64)
-    if topo.kind == "dragonfly":
+    if topo.link_latency is not None:
+        lat[:] = topo.link_latency
+    elif topo.kind == "dragonfly":
         from netsim_fast.flit.wires import dragonfly_latency_table
 
         table = dragonfly_latency_table(topo, *dragonfly_latencies(cfg, topo))
@@ -114,8 +121,19 @@ def channel_latencies(cfg, topo) -> np.ndarray:
 class BooksimDriver:
     def __init__(self, cfg, topo, params):
         self.bp = booksim_params(cfg, topo)
-        self.b = bs.new_bk_state(params, self.bp, cfg.seed)
-        if topo.kind in ("dragonfly", "flatfly", "cmesh"):
+        layout = table = None
+        if topo.kind == "edgelist":  # BookSim2's anynet: its terminals where the file puts them, min_anynet's table
+            from netsim_fast.flit.booksim.routefns import R_ANYNET_MIN
+            from netsim_fast.routing.anynet_min import min_table
+            from netsim_fast.topologies.anynet import terminal_ports
+
+            ports = terminal_ports(topo)
+            routers = topo.terminal_router if topo.terminal_router is not None else \
+                np.arange(topo.n_terminals) // topo.concentration
+            layout = bs.terminal_layout(topo.n_nodes, topo.n_ports, topo.concentration, routers, ports)
+            table = min_table(topo, ports) if self.bp.routing == R_ANYNET_MIN else None
+        self.b = bs.new_bk_state(params, self.bp, cfg.seed, layout, table)
+        if topo.kind in ("dragonfly", "flatfly", "cmesh", "edgelist"):
             self.b.lat[:] = channel_latencies(cfg, topo).reshape(-1)
 
     def advance(self, state, params, topo_arrays, t_end) -> int:

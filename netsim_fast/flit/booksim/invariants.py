@@ -26,7 +26,7 @@ def check_invariants(s, b, p, bp, t, held, scratch):
     inl, ovc, outl = s.inl, b.ovc, s.outl
     lanes = inl.shape[0]
     v, ports, conc = p.n_vcs, p.n_ports, p.conc
-    first_local = ports - conc  # terminal node * conc + (port - first_local) at a local port
+    first_local = ports - conc  # terminal port_term[node * conc + port - first_local] at a local port
     held[:] = 0
     scratch[:] = 0
     buffered = 0
@@ -56,7 +56,7 @@ def check_invariants(s, b, p, bp, t, held, scratch):
             lane = b.ev_flit[slot, i, 0]
             port = (lane // v) % ports
             if port >= first_local:  # injected, not yet at the router
-                scratch[(inl[lane].node * conc + port - first_local) * v + lane % v] += 1
+                scratch[b.port_term[inl[lane].node * conc + port - first_local] * v + lane % v] += 1
             else:
                 held[inl[lane].up] += 1
     # flits in a downstream VC, and flits gone from it whose credit waits at its input port
@@ -71,7 +71,9 @@ def check_invariants(s, b, p, bp, t, held, scratch):
         if (b.cmsg[node, port] >> (lane % v)) & 1:
             n += 1
         if port >= first_local:
-            scratch[(node * conc + port - first_local) * v + lane % v] += n
+            term = b.port_term[node * conc + port - first_local]
+            if term >= 0:  # a router of an anynet file may have fewer terminals than local ports
+                scratch[term * v + lane % v] += n
         elif inl[lane].up >= 0:
             held[inl[lane].up] += n
     for o in range(lanes):
@@ -85,7 +87,7 @@ def check_invariants(s, b, p, bp, t, held, scratch):
         if scratch[x] != b.tvc[x].occ:
             s.cnt[C_ERR_CYCLE] = t
             term = x // v
-            s.cnt[C_ERR_LANE] = ((term // conc) * ports + first_local + term % conc) * v + x % v
+            s.cnt[C_ERR_LANE] = (b.term_node[term] * ports + b.term_port[term]) * v + x % v
             return ERR_CREDIT
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t

@@ -33,6 +33,7 @@ R_DRAGONFLY_MIN = 11  # BookSim2's min_dragonflynew (dragonfly.cpp), on --topolo
 R_FLATFLY_MIN = 12  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp's min_flatfly), on --topology flatfly
 R_FATTREE_NCA = 13  # BookSim2's fattree_nca (routefunc.cpp), on --topology fattree
 R_DRAGONFLY_UGAL = 15  # BookSim2's ugal_dragonflynew (dragonfly.cpp), on --topology dragonfly
+R_ANYNET_MIN = 16  # BookSim2's min_anynet (anynet.cpp), on --topology edgelist: a next-hop table
 UGAL_THRESHOLD = 30  # ugal_dragonflynew's adaptive_threshold: flits of bias towards the minimal path
 ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
             "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
@@ -42,6 +43,8 @@ ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order
 R_CMESH_DOR = 14  # BookSim2's dor_cmesh (cmesh.cpp): dimension order taking the express channels
 # BookSim2's cmesh functions (cmesh.cpp): without express channels they are the mesh's
 CMESH_ROUTINGS = {"dor": R_CMESH_DOR, "dor_no_express": R_DIM_ORDER, "xy_yx_no_express": R_XY_YX}
+# BookSim2's anynet functions: its min is the table of routing/anynet_min.py (an edge-list or anynet file)
+ANYNET_ROUTINGS = {"min": R_ANYNET_MIN}
 
 
 @njit(**KERNEL_JIT)
@@ -390,13 +393,17 @@ def cmesh_dor(coord, node, dst, n_ports, conc, k, v, out):
 
 @njit(**KERNEL_JIT)
 def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
-                    n_ports, conc, v, rng, out, shape_a, shape_b):
+                    n_ports, conc, v, rng, out, shape_a, shape_b, table):
     """``route`` for packets between terminals, ``conc`` per router (``--concentration``): the
     routing function sees routers (the terminals' routers, the first local port as the only
     one), and the destination router's exit becomes the destination terminal's own local port
     ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself. On a
     dragonfly, flattened butterfly or k-ary n-tree, its own function, given the topology's shape
-    (``shape_a``, ``shape_b``: flit/booksim/driver.py ``topology_shape``)."""
+    (``shape_a``, ``shape_b``: flit/booksim/driver.py ``topology_shape``). On an edge-list or
+    anynet file, BookSim2's ``min_anynet``: the port ``table[node, dst]``, every VC."""
+    if fn == R_ANYNET_MIN:
+        out[0], out[1], out[2], out[3], out[4], out[5], out[6] = table[node, dst], 0, v - 1, 0, 0, -1, -1
+        return
     if fn == R_DRAGONFLY_MIN:
         dragonfly_min(node, dst, in_port, ph, n_ports, conc, shape_a, shape_b, out)
         return

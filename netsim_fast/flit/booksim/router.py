@@ -153,7 +153,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         pid = in_buf[lane, pos] >> 32
         route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
                         node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
-                        p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.shape_a, bp.shape_b)
+                        p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.shape_a, bp.shape_b, b.table)
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA
@@ -276,7 +276,7 @@ def _write_outputs(s, b, p, bp, t, w, node):
     into the downstream VC ``d + 1`` cycles later; the ejection channel hands it to the terminal
     two cycles later, whose credit is back and usable ``2 + Dc`` cycles after that."""
     ports, v, conc = p.n_ports, p.n_vcs, p.conc
-    first_local = ports - conc  # local port first_local + c: terminal node * conc + c
+    first_local = ports - conc  # local port first_local + c: terminal port_term[node * conc + c]
     for port in range(ports):  # one credit message per input port: every VC it lists
         c = node * ports + port
         if b.cq_len[c] == 0:
@@ -289,11 +289,12 @@ def _write_outputs(s, b, p, bp, t, w, node):
             if (msg >> vc) & 1:
                 if port >= first_local:  # the terminal applies it two cycles later
                     slot = (t + 2) % bp.ring
-                    b.ev_tcred[slot, b.ev_tcred_n[slot]] = (node * conc + port - first_local) * v + vc
+                    b.ev_tcred[slot, b.ev_tcred_n[slot]] = b.port_term[node * conc + port - first_local] * v + vc
                     b.ev_tcred_n[slot] += 1
                 else:
-                    slot = (t + b.lat[c] + 1 + bp.credit_delay) % bp.ring
-                    b.ev_cred[slot, b.ev_cred_n[slot]] = s.inl[c * v + vc].up
+                    up = s.inl[c * v + vc].up  # the credit takes its channel's latency back
+                    slot = (t + b.lat[up // v] + 1 + bp.credit_delay) % bp.ring
+                    b.ev_cred[slot, b.ev_cred_n[slot]] = up
                     b.ev_cred_n[slot] += 1
     for port in range(ports):
         f = node * ports + port

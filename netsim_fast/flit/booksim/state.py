@@ -184,6 +184,12 @@ class BkState(NamedTuple):
     dbg_terminal: np.ndarray  # int64[T*V] (--check-invariants) ... against each terminal injection VC
     lat: np.ndarray        # int64[N*P] latency d of the channel leaving each port (and of its credits):
                            # ``link`` everywhere but on a dragonfly (BookSim2's 10 local, 100 global)
+    term_node: np.ndarray  # int64[T] the router of each terminal (``t // conc`` but on an anynet file)
+    term_port: np.ndarray  # int64[T] ... its local port there
+    port_term: np.ndarray  # int64[N*conc] the terminal at local port ``first_local + j`` of router r
+                           # (entry ``r * conc + j``), NONE where a router has fewer terminals
+    table: np.ndarray      # int32[N, T] min_anynet's output port at router r towards terminal t
+                           # (routing/anynet_min.py), 0 x 0 for the other routings
 
 
 def ring_size(link: int, credit_delay: int) -> int:
@@ -196,9 +202,24 @@ def _matrices(count: int, size: int) -> np.ndarray:
     return np.broadcast_to(np.tril(np.ones((size, size), np.int8), -1), (count, size, size)).copy()
 
 
-def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
+def terminal_layout(n: int, ports: int, conc: int, terminal_router=None, terminal_port=None):
+    """(term_node, term_port, port_term) of ``BkState``: terminal ``t`` on router ``t // conc`` at
+    port ``ports - conc + t % conc``, or where ``terminal_router`` and ``terminal_port`` put it."""
+    if terminal_router is None:
+        t = np.arange(n * conc)
+        return (t // conc).astype(i8), (ports - conc + t % conc).astype(i8), t.astype(i8)
+    term_node = np.asarray(terminal_router, i8)
+    term_port = np.asarray(terminal_port, i8)
+    port_term = np.full(n * conc, NONE, i8)
+    port_term[term_node * conc + term_port - (ports - conc)] = np.arange(term_node.size, dtype=i8)
+    return term_node, term_port, port_term
+
+
+def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState:
+    """``layout``: ``terminal_layout``'s arrays (default: ``t // conc``); ``table``: min_anynet's."""
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
     terms = n * p.conc  # terminals: ``tvc`` and the terminal fields of ``node`` are indexed by them
+    term_node, term_port, port_term = layout if layout is not None else terminal_layout(n, ports, p.conc)
     lanes, pv, ring = n * ports * v, ports * v, bp.ring
     xi, xo = ports * bp.in_speedup, ports * bp.out_speedup  # crossbar inputs and outputs per router
 
@@ -244,4 +265,6 @@ def new_bk_state(p, bp: BkParams, seed: int) -> BkState:
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
         dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=np.full(n * ports, bp.link, i8),
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
+        term_node=term_node, term_port=term_port, port_term=port_term,
+        table=np.zeros((0, 0), i4) if table is None else np.ascontiguousarray(table, i4).reshape(n, -1),
     )

@@ -224,7 +224,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
             pk = pkts[flit >> 32]
             route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
                             nxt * p.n_ports * v, nxt, pk.src, pk.dst, nin, o % v, ivc[lane].ph, p.n_ports, p.conc, v,
-                            b.rng, b.route_out, bp.shape_a, bp.shape_b)
+                            b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table)
             info = pack_route(b.route_out)
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1

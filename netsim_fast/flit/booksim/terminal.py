@@ -56,14 +56,15 @@ def read_terminals(s, b, p, bp, t, w, slot):
 
 @njit(**KERNEL_STAGE_JIT)
 def inject(s, b, p, bp, topo, t, w):
-    """Each terminal ``term`` (on router ``term // conc``, at its local port ``n_ports - conc +
-    term % conc``) sends at most one flit; its source queue, injection VC state (``tvc``) and
-    VC choice (``b.node``'s terminal fields) are indexed by the terminal."""
+    """Each terminal ``term`` (on router ``b.term_node[term]``, at its local port
+    ``b.term_port[term]``: ``term // conc`` and ``n_ports - conc + term % conc`` but on an anynet
+    file) sends at most one flit; its source queue, injection VC state (``tvc``) and VC choice
+    (``b.node``'s terminal fields) are indexed by the terminal."""
     nodes, pkts, inj, tvc, bnode, cnt = s.node, s.pkt, s.inj, b.tvc, b.node, s.cnt
     v, conc = p.n_vcs, p.conc
-    for term in range(p.n_nodes * conc):
-        node = term // conc if conc > 1 else term
-        local = p.n_ports - conc + term - node * conc
+    for term in range(b.term_node.shape[0]):
+        node = b.term_node[term]
+        local = b.term_port[term]
         pkt = inj[term, 0].pkt
         if pkt == NONE:
             head = nodes[term].src_head
@@ -122,7 +123,7 @@ def inject(s, b, p, bp, topo, t, w):
         if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
             route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
                             node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, local, vc, 0, p.n_ports, conc,
-                            v, b.rng, b.route_out, bp.shape_a, bp.shape_b)
+                            v, b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table)
             b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
