@@ -23,11 +23,17 @@ import sys
 from pathlib import Path
 
 DEFAULT = sorted(Path(__file__).resolve().parents[1].joinpath("tests", "booksim_cases").glob("example_*.cfg"))
+# both simulators run each file from its own folder: example_anynet.cfg's network_file (anynet_file,
+# the network of BookSim2's src/examples/anynet) is opened from there, as BookSim2 opens it
+
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def booksim(binary: str, path: Path, seed: int, overrides: list[str]) -> dict:
-    text = subprocess.run([binary, str(path), *overrides, f"seed={seed}"], capture_output=True,
-                          text=True).stdout  # exits 255 when done
+    # from the file's folder, where an anynet example finds its network_file, as BookSim2 opens it
+    text = subprocess.run([str(Path(binary).resolve()), path.name, *overrides, f"seed={seed}"], capture_output=True,
+                          text=True, cwd=path.parent).stdout  # exits 255 when done
 
     def last(label):
         found = re.findall(rf"{label} = ([0-9.eE+-]+|-?nan)", text)
@@ -38,9 +44,10 @@ def booksim(binary: str, path: Path, seed: int, overrides: list[str]) -> dict:
 
 
 def netsim(path: Path, seed: int, overrides: list[str]) -> dict:
-    out = subprocess.run([sys.executable, "-m", "netsim_fast", "run", "--booksim-config", str(path), *overrides,
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-m", "netsim_fast", "run", "--booksim-config", path.name, *overrides,
                           f"seed={seed}",
-                          "--json", "--quiet"], capture_output=True, text=True)
+                          "--json", "--quiet"], capture_output=True, text=True, cwd=path.parent, env=env)
     if out.returncode != 0:
         return {"refused": out.stderr.strip().splitlines()[-1]}
     stats = json.loads(out.stdout)["booksim_stats"]
@@ -69,7 +76,7 @@ def main() -> None:
     print(f"means of {args.seeds} seed(s); keys set: {' '.join(args.set) or 'none'}")
     print("| file | packet latency (BookSim2 / netsim-fast) | accepted flits | hops (routers) |")
     print("| --- | --- | --- | --- |")
-    for path in args.files or DEFAULT:
+    for path in [p.resolve() for p in args.files] or DEFAULT:
         n = mean_over_seeds(lambda seed: netsim(path, seed, args.set), args.seeds)
         if "refused" in n:
             print(f"| {path.name} | refused by netsim-fast: {n['refused']} | | |")

@@ -48,13 +48,15 @@ N fresh seeds per simulator (``booksim_parity_matrix_confirm.csv``).
 
 ``--networks`` runs the same criteria on the other networks both simulators have (``NETWORKS``:
 BookSim2's flatfly and cmesh examples, the cmesh with its express channels, the 72-terminal
-dragonflynew with ``min`` and ``ugal``; the fat tree is ``--matrix --fattree``), each given as BookSim2 keys that both read (netsim-fast through
+dragonflynew with ``min`` and ``ugal``, BookSim2's anynet example and an irregular anynet file
+with ``min``; the fat tree is ``--matrix --fattree``), each given as BookSim2 keys that both read (netsim-fast through
 ``--booksim-config``'s reader): ``docs/figures/booksim_parity_networks*.csv`` and ``.png``.
 
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --matrix [--only torus8x8]
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --networks [--only cmesh]
     PYTHONPATH=. python bench/booksim_parity.py --matrix --plot
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --matrix --confirm 12
+    BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --networks --confirm 12 --only anynet
 
 Writes ``docs/figures/booksim_parity.csv`` (or ``--out``) and prints a markdown table.
 """
@@ -168,7 +170,7 @@ def main(argv=None) -> int:
     ap.add_argument("--networks", action="store_true", help="the same criteria on flatfly, cmesh and dragonfly (NETWORKS)")
     ap.add_argument("--plot", action="store_true", help="with --matrix: only redraw the figure from the CSV files")
     ap.add_argument("--confirm", type=int, default=0, metavar="N",
-                    help="with --matrix: rerun every missed criterion on N fresh seeds per simulator")
+                    help="with --matrix or --networks: rerun every missed criterion on N fresh seeds per simulator")
     args = ap.parse_args(argv)
     configs, out = (FATTREE, FATTREE_CSV) if args.fattree else (MATRIX, MATRIX_CSV)
     if args.networks:
@@ -181,8 +183,8 @@ def main(argv=None) -> int:
     if not binary:
         print("BOOKSIM is not set: skipping the BookSim2 parity bench (set it to a BookSim2 binary)")
         return 0
-    if args.matrix and args.confirm:
-        print(confirm(binary, args.confirm))
+    if (args.matrix or args.networks) and args.confirm:
+        print(confirm(binary, args.confirm, configs, out, args.only))
         return 0
     if args.matrix:
         return matrix(binary, args, configs, out)
@@ -344,9 +346,14 @@ _FLATFLY = ("topology = flatfly; k = 4; n = 2; c = 4; x = 4; y = 4; xr = 2; yr =
 _CMESH = "topology = cmesh; k = 4; n = 2; c = 4; x = 4; y = 4; xr = 2; yr = 2; packet_size = 1;\n"
 _DRAGONFLY = ("topology = dragonflynew; k = 2; n = 1; num_vcs = 3; vc_buf_size = 64; packet_size = 1;"
               " traffic = uniform;\n")
+_CASES = Path(__file__).resolve().parents[1] / "tests" / "booksim_cases"
+# BookSim2's anynet with min (a next-hop table): its example network (three routers of three
+# terminals) with its example's 1 VC and 3-flit buffers, and the irregular network of
+# tests/booksim_cases/anynet_irregular.net (uneven terminals, channels of 1 to 3 cycles).
+_ANYNET = "topology = anynet; routing_function = min; traffic = uniform; network_file = {};\n"
 # The other networks, as BookSim2 keys both simulators read: BookSim2's flatfly and cmesh examples
-# (src/examples/flatflyconfig, cmeshconfig), the cmesh with its express channels, and the
-# 72-terminal dragonflynew (tests/booksim_cases/dragonfly72.cfg) with min and ugal.
+# (src/examples/flatflyconfig, cmeshconfig), the cmesh with its express channels, the
+# 72-terminal dragonflynew (tests/booksim_cases/dragonfly72.cfg) with min and ugal, and anynet.
 NETWORKS = {
     "flatfly4x4_c4_ran_min_uniform": {"keys": _FLATFLY, "size": 1},
     "cmesh4x4_dor_no_express_bitcomp": {"keys": _CMESH + "routing_function = dor_no_express; traffic = bitcomp;\n",
@@ -354,6 +361,11 @@ NETWORKS = {
     "cmesh4x4_dor_express_uniform": {"keys": _CMESH + "routing_function = dor; traffic = uniform;\n", "size": 1},
     "dragonfly72_min_uniform": {"keys": _DRAGONFLY + "routing_function = min;\n", "size": 1},
     "dragonfly72_ugal_uniform": {"keys": _DRAGONFLY + "routing_function = ugal;\n", "size": 1},
+    "anynet_example_min_uniform": {"keys": _ANYNET.format(_CASES / "anynet_file") + "num_vcs = 1; vc_buf_size = 3; "
+                                   "vc_allocator = separable_input_first; sw_allocator = separable_input_first;\n",
+                                   "size": 1},
+    "anynet_irregular_min_uniform": {"keys": _ANYNET.format(_CASES / "anynet_irregular.net") + "num_vcs = 2; "
+                                     "vc_buf_size = 4; packet_size = 4;\n", "size": 4},
 }
 
 
@@ -525,7 +537,7 @@ NETWORK_FIELDS = ["config", "booksim_keys"] + _RESULT_FIELDS
 def describe(c: dict) -> dict:
     """The descriptive columns of a configuration's row."""
     if "keys" in c:
-        return {"booksim_keys": " ".join(c["keys"].split())}
+        return {"booksim_keys": " ".join(c["keys"].replace(str(_CASES), "tests/booksim_cases").split())}
     return {"topology": c["topology"], "k": c["k"], "n": c["n"], "vcs": c["vcs"], "buf": c["buf"],
             "packet_flits": c["size"], "routing": c["routing"], "allocator": c["alloc"], "speculative": c["spec"],
             "traffic": c["traffic"]}
@@ -632,17 +644,21 @@ def matrix(binary: str, args, configs=None, out: Path = MATRIX_CSV, fields=None)
 CONFIRM_FIRST_SEED = 101  # the confirmation seeds follow on from none of the matrix's
 
 
-def confirm(binary: str, seeds: int) -> str:
+def confirm(binary: str, seeds: int, configs=None, table: Path = MATRIX_CSV, only: str = "") -> str:
     """Every criterion a configuration missed, measured again on ``seeds`` fresh seeds per
     simulator (``CONFIRM_FIRST_SEED`` on): is the miss a difference or the spread of 3 seeds?
     Saturation is bisected again per seed (from the two means); latency points are rerun at the
-    same rates. Writes ``booksim_parity_matrix_confirm.csv`` and returns its markdown table."""
+    same rates. Writes ``table``'s ``_confirm.csv`` (``booksim_parity_matrix_confirm.csv``; with
+    ``--networks``, ``booksim_parity_networks_confirm.csv``) and returns its markdown table."""
     import statistics
 
-    cache = RunCache(MATRIX_CSV.with_name(MATRIX_CSV.stem + "_runs.csv"), binary)
+    configs = MATRIX if configs is None else configs
+    cache = RunCache(table.with_name(table.stem + "_runs.csv"), binary)
     out = []
-    for r in _read(MATRIX_CSV):
-        c = MATRIX[r["config"]]
+    for r in _read(table):
+        if only not in r["config"]:
+            continue
+        c = configs[r["config"]]
         checks = []
         if r["pass_sat"] != "1":
             checks.append(("sat", None))
@@ -675,7 +691,7 @@ def confirm(binary: str, seeds: int) -> str:
                    "se": _se_pct(vals["booksim"], vals["netsim"], ref) if b and n else None}
             out.append(row)
             print(f"{r['config']} {label}: {row}", file=sys.stderr, flush=True)
-    path = MATRIX_CSV.with_name(MATRIX_CSV.stem + "_confirm.csv")
+    path = table.with_name(table.stem + "_confirm.csv")
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["config", "criterion", "rate", "seeds", "booksim_stable", "netsim_stable",
                                           "booksim", "netsim", "diff", "se"])
