@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from netsim_fast import Config, simulate
@@ -69,7 +71,8 @@ def test_the_topology_puts_each_routers_terminals_ascending_on_its_last_ports(tm
     ("router 0 node 0 router 2\nrouter 2 node 1\n", ["router 1", "without gaps"]),
     ("router 0 node 0 node 2 router 1\nrouter 1\n", ["node 1", "without gaps"]),
     ("router 0 node 0 router 1\nrouter 1 node 1\nrouter 2 node 2 router 3\nrouter 3\n", ["router 2", "reached"]),
-    ("router 0 router 1\nrouter 1\n", ["no terminal"]),
+    ("router 0 router 1\nrouter 1\n", ["0 terminal(s)"]),
+    ("router 0 node 0 router 1\nrouter 1\n", ["1 terminal(s)"]),
     ("router 0\tnode 0\n", ["line 1", "tab"]),
 ])
 def test_bad_files_are_refused_naming_the_line_and_the_problem(text, words):
@@ -134,6 +137,23 @@ def test_single_packets_by_hand_take_each_directions_latency(tmp_path):
     assert one_packet(1, 2, 1, **kw) == (4 + 3 * 3 + (1 + 1) + (1 + 1), 2)  # router 2 -> 1 -> 0
     assert one_packet(0, 3, 1, **kw) == (4 + 3, 0)  # two terminals of router 1
     assert one_packet(3, 2, 1, **kw) == (4 + 2 * 3 + (1 + 1), 1)
+
+
+def test_a_plain_edge_list_runs_min_with_one_terminal_per_router(tmp_path):
+    kw = dict(topology="edgelist", file=write(tmp_path, "0 1\n1 2\n2 3\n0 3\n", "ring.txt"), **BK)
+    assert Config(**kw).routing == "min"
+    assert one_packet(0, 2, 1, **kw) == (4 + 3 * 3 + 2 * 2, 2)  # two 1-cycle links either way round
+    assert one_packet(1, 3, 1, **kw) == (4 + 3 * 3 + 2 * 2, 2)
+
+
+def test_routers_without_terminals_leave_the_patterns_to_the_terminals(tmp_path):
+    # one terminal per router at most, router 1 without any: the patterns pick among 2 terminals
+    path = write(tmp_path, "router 0 node 1 router 1\nrouter 1 router 2\nrouter 2 node 0\n")
+    cfg = Config(topology="edgelist", file=path, pattern="uniform", rate=0.2, warmup=100, measure=400, **BK)
+    topo = build_topology(cfg)
+    pk = run_flit(cfg, topo).packet_table()
+    assert topo.concentration == 1 and topo.n_terminals == 2
+    assert set(pk["src"].tolist()) == {0, 1} and np.all(pk["hops"][pk["tail_arrival_cycle"] >= 0] == 2)
 
 
 def test_credits_return_with_the_latency_of_the_channel_they_credit(tmp_path):
@@ -206,3 +226,22 @@ def test_a_regular_file_runs_on_the_lanes_router(tmp_path):
     s = simulate(Config(topology="edgelist", file=path, routing="minimal", pattern="uniform", rate=0.1, warmup=100,
                         measure=500))
     assert s["accepted_load"] > 0 and s["hops_mean"] == pytest.approx(2 / 3, abs=0.15)
+
+
+_WORDS = ["router", "node", "0", "1", "2", "3", "4", "7", "x", "-1", "//"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_WORDS), max_size=8), max_size=6))
+def test_any_text_is_read_or_refused_in_one_line(lines):
+    """Whatever the words, the reader returns a connected network with terminals 0..N-1 on
+    routers 0..R-1, or refuses in one line: never another exception."""
+    text = "\n".join(" ".join(words) for words in lines)
+    try:
+        net = parse_anynet(text)
+    except ConfigError as err:
+        assert "\n" not in str(err)
+        return
+    assert net.node_router.size >= 2 and 0 <= net.node_router.min() and net.node_router.max() < net.routers
+    topo = anynet_topology(net, {})
+    assert first_hops(topo.nbr, topo.link_latency, topo.first_local).shape == (net.routers, net.routers)

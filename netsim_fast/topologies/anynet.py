@@ -131,8 +131,9 @@ def parse_anynet(text: str, name: str = "network_file") -> AnyNetFile:
 
 
 def _checked(name: str, routers: set, node_router: dict, latency: dict) -> AnyNetFile:
-    if not node_router:
-        raise ConfigError(f"{name} puts no terminal on any router; write 'router R node N ...' lines")
+    if len(node_router) < 2:
+        raise ConfigError(f"{name} puts {len(node_router)} terminal(s) on its routers; a network needs at least 2 "
+                          f"('router R node N ...' lines)")
     for what, ids in (("router", routers), ("node", set(node_router))):
         missing = sorted(set(range(max(ids) + 1)) - ids)
         if missing:

@@ -272,11 +272,12 @@ def concentrate(topo: Topology, concentration: int) -> Topology:
 
 def terminal_view(topo: Topology):
     """What a traffic pattern sees: ``topo`` itself with one terminal per router; with
-    ``concentration`` C > 1 a graph of ``n_terminals`` nodes without coordinates (the patterns
+    ``concentration`` C > 1 or an anynet file's terminals (``terminal_router``, any number per
+    router) a graph of ``n_terminals`` nodes without coordinates (the patterns
     then pick terminals by id, as BookSim2's do), and a dragonfly's groups counted in terminals
     (``group_routers`` * C), so ``worst-case`` sends to a random terminal of the next group."""
     c = topo.concentration
-    if c == 1:
+    if c == 1 and topo.terminal_router is None:
         return topo
     from types import SimpleNamespace
 
