@@ -10,11 +10,11 @@ _TOPO = "Topology"
 
 TopologyOpt = Annotated[str, typer.Option(
     "--topology", rich_help_panel=_TOPO,
-    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist | flatfly | hyperx | dragonfly | fattree | clos")]
+    help="torus | mesh | hypercube | rrg | debruijn | bmg | circulant | ring | complete | edgelist | flatfly | hyperx | dragonfly | fattree | clos | cmesh | fly")]
 KOpt = Annotated[Optional[int], typer.Option(
-    "--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh); routers per dimension (flatfly); down ports per switch (fattree: a k-ary n-tree).")]
+    "--k", rich_help_panel=_TOPO, help="Radix of every dimension (torus, mesh); routers per dimension (flatfly); down ports per switch (fattree: a k-ary n-tree); inputs and outputs per router (fly: a k-ary n-fly).")]
 NOpt = Annotated[Optional[int], typer.Option(
-    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh, flatfly: default 2 with --k; hypercube: 2^N nodes); levels (fattree).")]
+    "--n", rich_help_panel=_TOPO, help="Dimensions (torus, mesh, flatfly: default 2 with --k; hypercube: 2^N nodes); levels (fattree); stages (fly).")]
 DimsOpt = Annotated[Optional[str], typer.Option(
     "--dims", rich_help_panel=_TOPO, help="Radix per dimension, dimension 0 first, e.g. 8,8,4 (torus, mesh; hyperx: routers per dimension).")]
 WidthsOpt = Annotated[Optional[str], typer.Option(

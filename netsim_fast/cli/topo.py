@@ -132,11 +132,12 @@ def _render(m: dict) -> None:
     rows = [
         ("nodes", m["nodes"]),
         ("terminals", f"{m['terminals']} ({m['terminals_per_router']} per router)"),
-        ("links (undirected)", m["links"]),
+        ("links (undirected)" if not m["topology"].startswith("fly(") else "channels (one-way)", m["links"]),
         ("degree", m["degree_min"] if m["degree_min"] == m["degree_max"] else f"{m['degree_min']}..{m['degree_max']}"),
         ("average distance", f"{m['average_distance']:.4f}"),
         ("diameter", m["diameter"]),
-        ("bisection width", f"{m['bisection_width']} ({exact})"),
+        ("bisection width", f"{m['bisection_width']} ({exact})" if m["bisection_width"] is not None
+         else "not computed (a butterfly of odd k)"),
     ]
     for name, value in rows:
         table.add_row(name, str(value))

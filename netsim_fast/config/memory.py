@@ -32,7 +32,7 @@ def available_mib() -> int | None:
 def _ports(cfg) -> int:
     """Ports per router including the local ones (``--concentration``; a tree's leaf terminals on
     every switch), from the description alone."""
-    if cfg.topology == "fattree":
+    if cfg.topology in ("fattree", "fly"):  # a fly: k outputs, k inputs (links both ways), k local
         return 3 * cfg.k
     if cfg.topology == "clos":
         return cfg.switch_ports + cfg.switch_ports // 2

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from netsim_fast.checks import bad, parse_int_list, unknown_choice
 from netsim_fast.checks import require_int as _require_int
 from netsim_fast.config._helpers import set_field as _set
-from netsim_fast.topologies import GRID_TOPOLOGIES, TOPOLOGIES, TREE_TOPOLOGIES
+from netsim_fast.topologies import GRID_TOPOLOGIES, INDIRECT_TOPOLOGIES, TOPOLOGIES
 
 MAX_NODES = 1 << 20  # beyond this the port tables alone are gigabytes: refuse early
 MAX_CONCENTRATION = 64  # terminals per router (a router's ports fit the 64-bit port masks)
@@ -37,6 +37,7 @@ TOPOLOGY_OPTIONS = {
     "dragonfly": ("group_routers", "global_links", "groups", "global_arrangement"),
     "fattree": ("k", "n"),
     "clos": ("switch_ports",),
+    "fly": ("k", "n"),
 }
 _ALL_TOPOLOGY_OPTIONS = ("k", "n", "dims", "nodes", "degree", "base", "jumps", "file", "widths", "group_routers",
                          "global_links", "groups", "global_arrangement", "switch_ports")
@@ -87,13 +88,16 @@ class TopologyFields:
             return self.n * self.k ** (self.n - 1)
         if self.topology == "clos" and self.switch_ports is not None:
             return 5 * self.switch_ports ** 2 // 4
+        if self.topology == "fly" and self.k is not None and self.n is not None:
+            return self.n * self.k ** (self.n - 1)
         return self.nodes
 
     @property
     def n_terminals(self) -> int | None:
         """Terminals, the nodes that send and receive: ``concentration`` per router; on the
-        trees their leaves' (k per leaf of a k-ary n-tree, K/2 per edge switch of a Clos)."""
-        if self.topology == "fattree" and self.k is not None and self.n is not None:
+        trees their leaves' (k per leaf of a k-ary n-tree, K/2 per edge switch of a Clos); on the
+        butterfly k per router of a stage (k^n)."""
+        if self.topology in ("fattree", "fly") and self.k is not None and self.n is not None:
             return self.k ** self.n
         if self.topology == "clos" and self.switch_ports is not None:
             return self.switch_ports ** 3 // 4
@@ -128,10 +132,10 @@ def _validate_topology(cfg: TopologyFields) -> None:
         raise bad("nodes" if cfg.radix is None else "dims", cfg.dims or n_nodes,
                   f"{n_nodes} nodes exceed the limit of {MAX_NODES}")
     _require_int("concentration", cfg.concentration, 1, MAX_CONCENTRATION, " terminals per router")
-    if kind in TREE_TOPOLOGIES and cfg.concentration != 1:
-        raise bad("concentration", cfg.concentration, f"does not apply to --topology {kind}: its leaf switches hold "
-                                                      "its terminals (k per leaf of a fattree, K/2 per edge switch of "
-                                                      "a clos)")
+    if kind in INDIRECT_TOPOLOGIES and cfg.concentration != 1:
+        where = "k terminals on each router of its first and last stages" if kind == "fly" else \
+            "its leaf switches hold its terminals (k per leaf of a fattree, K/2 per edge switch of a clos)"
+        raise bad("concentration", cfg.concentration, f"does not apply to --topology {kind}: {where}")
     if n_nodes is not None and n_nodes * cfg.concentration > MAX_NODES:
         raise bad("concentration", cfg.concentration, f"{n_nodes} routers x {cfg.concentration} = "
                   f"{n_nodes * cfg.concentration} terminals exceed the limit of {MAX_NODES}")
@@ -320,6 +324,16 @@ def _check_fattree(cfg: TopologyFields) -> None:
         raise bad("k", cfg.k, f"a {cfg.k}-ary {cfg.n}-tree exceeds the limit of {MAX_NODES} terminal slots")
 
 
+def _check_fly(cfg: TopologyFields) -> None:
+    if cfg.k is None or cfg.n is None:
+        raise bad("k" if cfg.k is None else "n", None, "--topology fly needs --k K (inputs and outputs per router) "
+                                                      "and --n N (stages): a k-ary n-fly of K^N terminals")
+    _require_int("k", cfg.k, 2, MAX_CONCENTRATION, " (inputs and outputs per router of the butterfly)")
+    _require_int("n", cfg.n, 1, what=" (stages of the butterfly)")
+    if cfg.n > MAX_NODES.bit_length() or cfg.n * cfg.k ** cfg.n > MAX_NODES:
+        raise bad("k", cfg.k, f"a {cfg.k}-ary {cfg.n}-fly exceeds the limit of {MAX_NODES} terminal slots")
+
+
 def _check_clos(cfg: TopologyFields) -> None:
     if cfg.switch_ports is None:
         raise bad("switch-ports", None, "--topology clos needs --switch-ports K (even: K^3/4 terminals)")
@@ -348,6 +362,7 @@ _TOPOLOGY_CHECKS = {
     "dragonfly": _check_dragonfly,
     "fattree": _check_fattree,
     "clos": _check_clos,
+    "fly": _check_fly,
 }
 
 
@@ -362,6 +377,9 @@ def validate_faults(cfg: TopologyFields) -> None:
         if cfg.fault_seed is not None:
             raise bad("fault-seed", cfg.fault_seed, "applies with --link-failures N only (the seed of the failed links)")
         return
+    if cfg.topology == "fly":
+        raise bad("link-failures", cfg.link_failures, "does not apply to --topology fly: the butterfly has one path "
+                                                      "between each pair of terminals, so a failed link disconnects it")
     if cfg.fault_seed is None:
         _set(cfg, "fault_seed", cfg.seed)
     _require_int("fault-seed", cfg.fault_seed, 0, 2**63 - 1)
@@ -371,13 +389,13 @@ def validate_concentration(cfg) -> None:
     """``--concentration C`` > 1 runs open-loop synthetic traffic on the flit engine (both of
     its routers, every topology); what has one terminal per router is refused."""
     c = cfg.concentration
-    tree = cfg.topology in TREE_TOPOLOGIES
+    tree = cfg.topology in INDIRECT_TOPOLOGIES
     if c == 1 and not tree:
         return
     from netsim_fast.config.workload import is_open_loop
 
     option, value = ("topology", cfg.topology) if tree else ("concentration", c)
-    who = "terminals on the leaf switches only" if tree else \
+    who = ("the butterfly's terminals" if cfg.topology == "fly" else "terminals on the leaf switches only") if tree else \
         f"--topology cmesh ({c} terminals per router)" if cfg.topology == "cmesh" else f"{c} terminals per router"
     why = f"{who} run on the flit engine's open-loop synthetic patterns only"
     if cfg.engine != "flit":

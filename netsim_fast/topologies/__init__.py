@@ -13,16 +13,20 @@ from netsim_fast.topologies.debruijn import debruijn
 from netsim_fast.topologies.direct import dragonfly, flatfly, hyperx
 from netsim_fast.topologies.edgelist import from_edgelist_file, from_networkx
 from netsim_fast.topologies.fattree import clos, fattree
+from netsim_fast.topologies.fly import fly
 from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.topologies.torus import coordinates, hypercube, mesh, torus
 
 # Names ``build_topology`` knows; the grids have coordinates and one port per direction.
 TOPOLOGIES = ("torus", "mesh", "hypercube", "rrg", "debruijn", "bmg", "circulant", "ring", "complete", "edgelist",
-              "flatfly", "hyperx", "dragonfly", "fattree", "clos", "cmesh")
+              "flatfly", "hyperx", "dragonfly", "fattree", "clos", "cmesh", "fly")
 # cmesh keeps the mesh's coordinates and ports (its express channels use the border ports)
 GRID_TOPOLOGIES = ("torus", "mesh", "hypercube", "cmesh")
 # Indirect networks: terminals on their leaf switches only (topologies/fattree.py).
 TREE_TOPOLOGIES = ("fattree", "clos")
+# Indirect networks whose terminals sit on some routers only (their first routers' slots):
+# the trees, and the butterfly, which injects at its first stage and ejects at its last.
+INDIRECT_TOPOLOGIES = TREE_TOPOLOGIES + ("fly",)
 
 
 def build_topology(cfg) -> Topology:
@@ -76,12 +80,14 @@ def _build(cfg) -> Topology:
         return fattree(cfg.k, cfg.n)
     if kind == "clos":
         return clos(cfg.switch_ports)
+    if kind == "fly":
+        return fly(cfg.k, cfg.n)
     raise ValueError(f"no builder for topology {kind!r}")  # Config validation makes this unreachable
 
 
 __all__ = [
-    "GRID_TOPOLOGIES", "NONE", "TOPOLOGIES", "TREE_TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology",
-    "circulant", "clos", "cmesh", "complete", "concentrate", "fattree",
+    "GRID_TOPOLOGIES", "INDIRECT_TOPOLOGIES", "NONE", "TOPOLOGIES", "TREE_TOPOLOGIES", "Topology", "TopoArrays", "bmg", "build_topology",
+    "circulant", "clos", "cmesh", "complete", "concentrate", "fattree", "fly",
     "coordinates", "debruijn", "dragonfly", "flatfly", "from_edgelist_file", "hyperx", "from_networkx", "hypercube", "mesh",
     "random_regular", "ring", "torus",
 ]

@@ -101,6 +101,15 @@ class Topology:
         return int(self.params.get("terminals", self.n_nodes * self.concentration))
 
     @property
+    def eject_shift(self) -> int:
+        """Routers between a terminal's injection and ejection routers: terminal ``t`` injects at
+        router ``t // concentration`` and ejects at router ``t // concentration + eject_shift``,
+        through local port ``first_local + t % concentration`` both times. 0 (one router per
+        terminal) everywhere but the butterfly (topologies/fly.py), whose terminals inject at its
+        first stage and eject at its last."""
+        return int(self.params.get("eject_shift", 0))
+
+    @property
     def first_local(self) -> int:
         """The first local port: terminal ``t`` uses port ``first_local + t % concentration``."""
         return self.n_ports - self.concentration

@@ -19,7 +19,8 @@ of one half to one of the other loads every link at most once per direction whil
 cross the cut; at most ``T/2``: the cut between the halves of the top-level subtrees (pods),
 the top switches split between them. Elsewhere the best of several
 heuristic cuts (straight/arc cuts, spectral split, Kernighan-Lin refinement from several
-starts) is reported with ``bisection_exact`` false: an upper bound on the true width.
+starts) is reported with ``bisection_exact`` false: an upper bound on the true width. The
+butterfly's (``--topology fly``) counts its one-way channels (topologies/fly.py ``fly_bisection``).
 """
 
 from __future__ import annotations
@@ -172,6 +173,10 @@ def bisection(topo: Topology) -> tuple[int, bool]:
         exact = _grid_exact(topo)
         if exact is not None:
             return exact, True
+    if topo.kind == "fly":  # one-way channels (topologies/fly.py)
+        from netsim_fast.topologies.fly import fly_bisection
+
+        return fly_bisection(topo)
     if topo.kind in ("fattree", "clos") and not topo.faulted and topo.n_terminals % 2 == 0:
         return topo.n_terminals // 2, True
     if topo.kind in ("hyperx", "flatfly") and not topo.faulted:
@@ -196,6 +201,10 @@ def bisection(topo: Topology) -> tuple[int, bool]:
 
 def topology_metrics(topo: Topology, *, with_bisection: bool = True) -> dict:
     """The metrics printed by ``netsim-fast topo`` (JSON keys of the interface contract)."""
+    if topo.kind == "fly":  # distances along its one-way channels
+        from netsim_fast.topologies.fly import fly_metrics
+
+        return fly_metrics(topo, with_bisection=with_bisection)
     counts = distance_counts(topo)
     degree = topo.arrays.degree
     out = {

@@ -32,7 +32,9 @@ worst-case  the topology's adversarial pattern; dragonfly: a random router of th
             or two links at the end of a row: Kim, Dally and Abts, 2007); fattree and clos: the
             shift i -> i + S mod N by the S terminals of one top-level subtree (k^(n-1); a
             Clos's pod, K^2/4), so every packet climbs to the top level and the up links of
-            every level carry the whole load
+            every level carry the whole load; fly (k-ary n-fly): a digit permutation that puts
+            k^(n//2) flows on each channel it uses into stage n//2, saturating at 1/k^(n//2)
+            (topologies/fly.py ``worst_case``)
 =========== ===============================================================================
 
 The last four are BookSim2's random patterns (``traffic.cpp``): their destinations may be the
@@ -62,7 +64,7 @@ CHUNK_CYCLES = 1024
 
 PATTERNS = ("uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "hotspot", "randperm",
             "uniform-self", "diagonal", "asymmetric", "taper64", "worst-case")
-WORST_CASE_TOPOLOGIES = ("dragonfly", "fattree", "clos", "flatfly", "hyperx")  # where the adversarial pattern is defined so far
+WORST_CASE_TOPOLOGIES = ("dragonfly", "fattree", "clos", "flatfly", "hyperx", "fly")  # where the adversarial pattern is defined so far
 registry.register("open-loop", PATTERNS)
 PERMUTATIONS = ("transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm")
 FIXED_POINT_CHOICES = ("idle", "self")
@@ -137,6 +139,10 @@ def permutation(pattern: str, topo, seed: int) -> np.ndarray | None:
         from netsim_fast.topologies.fattree import top_subtree_terminals
 
         return (ids + top_subtree_terminals(topo)) % n
+    if pattern == "worst-case" and topo.kind == "fly":
+        from netsim_fast.topologies.fly import worst_case
+
+        return worst_case(int(topo.params["k"]), int(topo.params["n"]))
     if pattern == "randperm":
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED]))
         while True:  # a derangement: expected e draws
