@@ -196,7 +196,7 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
     from netsim_fast.flit.trace import write_flit_trace
 
     from netsim_fast.routing import TABLE_ROUTINGS
-    from netsim_fast.topologies import TREE_TOPOLOGIES
+    from netsim_fast.topologies import INDIRECT_TOPOLOGIES
 
     table = None
     if cfg.routing in TABLE_ROUTINGS:  # built once, for the capacity bound and the engine
@@ -212,7 +212,7 @@ def _simulate_flit(cfg: Config, topo, progress, packets=None, analyse=None) -> d
         from netsim_fast.analytic.capacity import min_table_capacity
 
         capacity, method = min_table_capacity(topo)
-    elif topo.concentration > 1 and topo.kind not in TREE_TOPOLOGIES:  # per terminal (a tree's already is)
+    elif topo.concentration > 1 and topo.kind not in INDIRECT_TOPOLOGIES:  # per terminal (a tree's, a fly's already is)
         from netsim_fast.analytic.capacity import per_terminal
 
         capacity = per_terminal(capacity, topo.n_nodes, topo.concentration)

@@ -377,7 +377,7 @@ def test_routing_follows_the_topology():
     ("output_buffer_size = 0;", "-1 (unbounded)"),
     ("internal_speedup = 0.0;", "> 0"),
     ("k = 1;", ">= 2"),
-    ("topology = fly;", "other topologies are not supported yet"),
+    ("topology = qtree;", "other topologies are not supported yet"),
 ])
 def test_values_outside_what_netsim_fast_supports(text, words):
     message = error(fields, text)

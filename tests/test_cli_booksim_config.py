@@ -49,7 +49,7 @@ def test_size_mixes_become_packet_sizes():
     (["--booksim-config", SMALL, "include_queuing=0"], ["include_queuing", "source queueing"]),
     (["--booksim-config", SMALL, "perm_seed=3"], ["perm_seed", "seed"]),
     (["--booksim-config", SMALL, "num_vcs"], ["--booksim-config", "key=value"]),
-    (["--booksim-config", SMALL, "topology=fly"], ["topology", "fly"]),
+    (["--booksim-config", SMALL, "topology=qtree"], ["topology", "qtree"]),
 ])
 def test_bad_booksim_runs_are_refused_in_one_line(args, words):
     res = _run(*args)

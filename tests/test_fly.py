@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import netsim_fast.config.booksim_file as bf
+from netsim_fast import simulate
 from netsim_fast.cli import app
+from netsim_fast.config import Config
+from netsim_fast.deadlock_check import check_deadlock
+from netsim_fast.errors import ConfigError
 from netsim_fast.routing.fly import build_fly_table
-from netsim_fast.topologies import fly
+from netsim_fast.topologies import build_topology, fly
 from netsim_fast.topologies.fly import dest_tag_port, fly_bisection, worst_case
+from tests._refusals import assert_refused
 
 runner = CliRunner()
 
@@ -130,3 +136,61 @@ def test_topo_reports_terminals_routers_diameter_and_bisection():
     assert (m["bisection_width"], m["bisection_exact"]) == (32, True)
     odd = json.loads(runner.invoke(app, ["topo", "--topology", "fly", "--k", "3", "--n", "2", "--json"]).stdout)
     assert (odd["bisection_width"], odd["bisection_exact"]) == (None, False)
+
+
+# -- configuration: what runs and what is refused -------------------------------------------
+
+@pytest.mark.parametrize("args,words", [
+    (["--routing", "updown"], ["--routing updown", "fly", "minimal"]),
+    (["--routing", "dest_tag"], ["--routing dest_tag", "--router lanes", "minimal"]),
+    (["--router", "booksim", "--routing", "minimal"], ["--routing minimal", "dest_tag"]),
+    (["--concentration", "2"], ["--concentration 2", "first and last stages"]),
+    (["--link-failures", "1"], ["--link-failures 1", "one path"]),
+    (["--engine", "packet", "--pattern", "random"], ["fly", "flit engine only"]),
+    (["--pattern", "tornado"], ["tornado"]),
+])
+def test_other_routings_and_options_are_refused(args, words):
+    res = runner.invoke(app, ["run", "--topology", "fly", "--k", "2", "--n", "3", *args])
+    assert_refused(res, words)
+
+
+def test_defaults_are_destination_tag_on_each_router():
+    assert Config(topology="fly", k=2, n=3).routing == "minimal"
+    assert Config(topology="fly", k=2, n=3, router="booksim").routing == "dest_tag"
+    with pytest.raises(ConfigError, match="--topology fly needs --k K"):
+        Config(topology="fly", n=3)
+
+
+def test_booksim_config_maps_topology_fly_and_dest_tag():
+    text = "topology = fly; k = 4; n = 3; routing_function = dest_tag; traffic = uniform;"
+    out = bf.to_config_fields(bf.parse_booksim(text, "fly.cfg"))
+    assert (out["topology"], out["k"], out["n"], out["routing"]) == ("fly", 4, 3, "dest_tag")
+    with pytest.raises(ConfigError, match="dest_tag"):
+        bf.to_config_fields(bf.parse_booksim(text.replace("dest_tag", "min"), "fly.cfg"))
+    with pytest.raises(ConfigError, match="reads no c"):
+        bf.to_config_fields(bf.parse_booksim(text + " c = 2;", "fly.cfg"))
+
+
+# -- the engine and the deadlock check --------------------------------------------------------
+
+@pytest.mark.parametrize("vcs", [1, 2])
+def test_check_deadlock_proves_destination_tag_acyclic_with_any_vcs(vcs):
+    out = check_deadlock(Config(topology="fly", k=3, n=3, vcs=vcs))
+    assert out["deadlock_free"] and out["error"] is None and out["graph"] == "cdg"
+    assert out["channels"] == 2 * 27 * vcs  # every channel of both stage boundaries, every VC
+
+
+@pytest.mark.parametrize("router", ["lanes", "iq", "booksim"])
+def test_uniform_traffic_crosses_n_minus_1_links_and_is_accepted(router):
+    cfg = Config(topology="fly", k=2, n=3, router=router, rate=0.2, warmup=300, measure=1500, check_invariants=True)
+    s = simulate(cfg)
+    assert s["error"] is None and not s["saturated"]
+    assert s["hops_mean"] == 2.0 and s["capacity_fraction"] == pytest.approx(s["accepted_load"])
+    assert s["accepted_load"] == pytest.approx(0.2, rel=0.15)
+
+
+def test_worst_case_saturates_at_one_over_k_to_the_half_n():
+    """2-ary 4-fly: four flows share a channel into stage 2, so offered 0.4 is accepted at 1/4."""
+    s = simulate(Config(topology="fly", k=2, n=4, pattern="worst-case", rate=0.4, warmup=500, measure=2000,
+                        latency_limit=0))
+    assert s["saturated"] and s["accepted_load"] == pytest.approx(0.25, abs=0.01)

@@ -110,6 +110,10 @@ def uniform_capacity(topo, t_link: int = 1, table=None, routing: str = "minimal"
         # per terminal: a full-bisection tree whose routing spreads uniform traffic evenly over
         # the up ports loads no link above the terminal's own (an upper bound once links fail)
         return 1.0 / t_link, "terminal link (full-bisection tree)"
+    if topo.kind == "fly":
+        # per terminal: under uniform traffic each of the k^n channels between two stages carries
+        # k^n of the (k^n)^2 pairs' flows, the terminal's own rate (BookSim2's KNFly::Capacity, 1)
+        return 1.0 / t_link, "every channel at the terminal's rate (butterfly)"
     closed = None if topo.faulted else bisection_capacity(topo)
     if closed is not None:
         return closed / t_link, "bisection"

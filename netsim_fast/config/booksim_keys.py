@@ -14,7 +14,7 @@ from __future__ import annotations
 # list; "is": an integer that may also be a list or a word), BookSim2's default ("" an empty word),
 # list (S supported, S= supported at its default only, I ignored, R rejected) and the reason.
 _TABLE = """
-topology                  s  torus      S  mesh, torus, dragonflynew, flatfly, cmesh, or anynet (the router graph of network_file)
+topology                  s  torus      S  mesh, torus, dragonflynew, flatfly, cmesh, fly, or anynet (the router graph of network_file)
 k                         i  8          S  routers per dimension of a mesh, torus, flatfly or cmesh; dragonflynew: p terminals per router
 n                         i  2          S  dimensions of a mesh, torus or flatfly; dragonflynew: only 1; cmesh: only 2
 c                         i  1          S  nodes per router of a flatfly (= xr * yr) or a cmesh (only 4); 1 on a mesh or torus

@@ -17,6 +17,7 @@ NETWORK_ROUTINGS = {  # BookSim2 registers routing functions per topology (limit
     "dragonflynew": ("min", "ugal"),  # min_dragonflynew, ugal_dragonflynew
     "flatfly": ("ran_min",),  # ran_min_flatfly; its xyyx, valiant and ugal functions are not there yet
     "fattree": ("nca",),  # fattree_nca; anca_fattree is not there yet
+    "fly": ("dest_tag",),  # dest_tag_fly
     "cmesh": ("dor", "dor_no_express", "xy_yx_no_express"),  # its xy_yx with express channels is not there yet
 }
 
@@ -37,6 +38,10 @@ def read_network(r, out: dict) -> str:
         _flatfly(r, out)
     elif topology == "cmesh":
         _cmesh(r, out)
+    elif topology == "fly":  # k-ary n-fly (fly.cpp): k terminals on each router of its first and last stages
+        if r.number("c") != 1:
+            raise r.fail("c", "BookSim2's fly reads no c (k terminals per router of its first and last stages); only 1")
+        out.update(topology="fly", k=r.number("k", low=2), n=r.number("n", low=1))
     else:
         if r.number("c") != 1:
             raise r.fail("c", f"BookSim2's {topology} has one node per router (it reads no c); only 1")

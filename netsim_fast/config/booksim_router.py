@@ -92,6 +92,9 @@ def validate_booksim(cfg) -> None:
         _validate_booksim_flatfly(cfg)
     elif cfg.topology == "fattree":
         _validate_booksim_fattree(cfg)
+    elif cfg.topology == "fly":
+        if cfg.noq:  # the routing itself is checked with the others (config/router.py)
+            raise bad("noq", "on", "on a fly not supported (noq slices the VCs by dimension-order ports)")
     elif cfg.topology == "cmesh":
         _validate_booksim_cmesh(cfg)
     elif cfg.topology == "edgelist":
@@ -99,7 +102,7 @@ def validate_booksim(cfg) -> None:
     elif cfg.topology not in ("mesh", "torus"):
         raise bad("topology", cfg.topology, "the booksim router runs BookSim2's k-ary n-cubes (mesh, torus), its "
                                             "dragonflynew (dragonfly), flatfly (flatfly), fattree (fattree), cmesh "
-                                            "(cmesh) and anynet (edgelist)")
+                                            "(cmesh), anynet (edgelist) and fly (fly)")
     if cfg.topology == "torus" and 2 in cfg.dims:
         raise bad("dims", ",".join(map(str, cfg.dims)),
                   "the booksim router needs tori of radix >= 3 (BookSim2 keeps two links between the nodes of a "
@@ -261,8 +264,8 @@ def _validate_booksim_anynet(cfg) -> None:
 
 def _validate_booksim_routing(cfg) -> None:
     """The routing function: BookSim2's name, registered for the topology, with the VCs it needs."""
-    if cfg.topology in ("dragonfly", "flatfly", "fattree", "cmesh", "edgelist"):
-        return  # _validate_booksim_dragonfly, _flatfly, _fattree, _cmesh, _anynet
+    if cfg.topology in ("dragonfly", "flatfly", "fattree", "cmesh", "edgelist", "fly"):
+        return  # _validate_booksim_dragonfly, _flatfly, _fattree, _cmesh, _anynet; the fly's in config/router.py
     if cfg.routing == "dor" and cfg.topology == "mesh":
         _set(cfg, "routing", "dim_order")  # the same function: lowest dimension first, every VC
     allowed = BOOKSIM_MESH_ROUTINGS if cfg.topology == "mesh" else BOOKSIM_TORUS_ROUTINGS

@@ -86,6 +86,7 @@ ROUTING_TOPOLOGIES = {
     "min": ("dragonfly", "edgelist"),  # BookSim2's min_dragonflynew (dragonfly.cpp), min_anynet (anynet.cpp)
     "ran_min": ("flatfly",),  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp)
     "nca": ("fattree",),  # BookSim2's fattree_nca (routefunc.cpp)
+    "dest_tag": ("fly",),  # BookSim2's dest_tag_fly (routefunc.cpp)
     "ugal": ("dragonfly",),  # BookSim2's ugal_dragonflynew (dragonfly.cpp)
     "dor_no_express": ("cmesh",),  # BookSim2's cmesh functions (cmesh.cpp); its dor is the "dor" above
     "xy_yx_no_express": ("cmesh",),
@@ -102,7 +103,7 @@ def default_routing(topology: str, engine: str | None = "flit") -> str:
     assumes shortest paths, and ``--path-choice random`` spreads packets over them); on grids
     ``--routing dor`` gives it the flit engine's dimension-order path instead.
     """
-    if engine == "packet":
+    if engine == "packet" or topology == "fly":  # the butterfly's minimal is destination-tag routing
         return "minimal"
     if topology in TREE_TOPOLOGIES:
         return "updown"
@@ -122,7 +123,8 @@ NONMIN_ROUTINGS = ("valiant", "ugal-l", "ugal-g")
 NONMIN_TOPOLOGIES = ("dragonfly", "flatfly", "hyperx")
 BOOKSIM_ROUTINGS = ("dim_order", "dim_order_ni", "dim_order_pni", "xy_yx", "adaptive_xy_yx", "min_adapt",
                     "planar_adapt", "limited_adapt", "romm", "romm_ni", "valiant", "valiant_ni",
-                    "dim_order_bal", "min", "ran_min", "nca", "ugal", "dor_no_express", "xy_yx_no_express")  # the booksim router's own (flit/booksim/routefns.py)
+                    "dim_order_bal", "min", "ran_min", "nca", "ugal", "dor_no_express", "xy_yx_no_express",
+                    "dest_tag")  # the booksim router's own (flit/booksim/routefns.py)
 
 # Options of the flit engine's routers, flow control and packet format.
 FLIT_ONLY_OPTIONS = ("router", "switching", "vcs", "buf", "out_buf", "t_link", "t_routing", "t_crossbar",
@@ -148,10 +150,12 @@ def _validate_routing(cfg: RouterFields) -> None:
                                         "--topology fattree); use --router lanes or iq with --routing updown")
     if cfg.routing is None:
         booksim = cfg.router == "booksim" and cfg.engine == "flit"
-        on_dragonfly = {"dragonfly": "min", "fattree": "nca", "edgelist": "min"}.get(cfg.topology, "dim_order")
-        _set(cfg, "routing", on_dragonfly if booksim else default_routing(cfg.topology, cfg.engine))
+        own = {"dragonfly": "min", "fattree": "nca", "edgelist": "min", "fly": "dest_tag"}
+        _set(cfg, "routing", own.get(cfg.topology, "dim_order") if booksim else default_routing(cfg.topology, cfg.engine))
     if cfg.routing not in ROUTING_TOPOLOGIES:
         raise unknown_choice("routing", cfg.routing, tuple(ROUTING_TOPOLOGIES))
+    if cfg.topology == "fly":
+        _validate_fly_routing(cfg)
     fits = ROUTING_TOPOLOGIES[cfg.routing]
     if cfg.routing == "min" and cfg.topology not in fits:
         raise bad("routing", cfg.routing, f"is BookSim2's min on its dragonflynew (--topology dragonfly) and anynet "
@@ -166,6 +170,21 @@ def _validate_routing(cfg: RouterFields) -> None:
     _require_int("loops", cfg.loops, 0, 64, " (equivalence-class loops of bmg-equiclass)")
     if cfg.routing != "bmg-equiclass" and cfg.loops != 4:
         raise bad("loops", cfg.loops, "applies to --routing bmg-equiclass only (its equivalence-class loops)")
+
+
+def _validate_fly_routing(cfg: RouterFields) -> None:
+    """The butterfly has one path between each pair of terminals: destination-tag routing,
+    ``minimal`` on the lanes and iq routers, BookSim2's ``dest_tag`` on the booksim router."""
+    if cfg.engine == "packet":
+        raise bad("topology", "fly", "runs on the flit engine only (the packet engine has one terminal per router; "
+                                     "the butterfly's terminals inject at its first stage and eject at its last)")
+    booksim = cfg.router == "booksim"
+    allowed = "dest_tag" if booksim else "minimal"
+    if cfg.routing != allowed:
+        other = "minimal (--router lanes or iq)" if booksim else "dest_tag (--router booksim)"
+        raise bad("routing", cfg.routing, f"does not fit --topology fly on --router {cfg.router}: the butterfly has "
+                                          f"one path per pair of terminals, taken by destination-tag routing; use "
+                                          f"--routing {allowed} (or {other})")
 
 
 def _validate_engine(cfg: RouterFields) -> None:

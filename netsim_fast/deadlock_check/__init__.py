@@ -22,7 +22,7 @@ def routing_setup(cfg) -> dict:
     for a table routing's hop classes, an ``--inject-vcs`` without hop class 0)."""
     from netsim_fast.flit import state as fs
     from netsim_fast.flit.run import build_params, routing_table
-    from netsim_fast.routing import DOR, DUATO, MIN_ADAPTIVE, TABLE, TABLE_ROUTINGS, UPDOWN, needs_datelines
+    from netsim_fast.routing import DEST_TAG, DOR, DUATO, MIN_ADAPTIVE, TABLE, TABLE_ROUTINGS, UPDOWN, needs_datelines
     from netsim_fast.topologies import build_topology
 
     topo = build_topology(cfg)
@@ -55,6 +55,8 @@ def routing_setup(cfg) -> dict:
         # subgraphs of this one; the rows read neither the hop count nor the source
         params = params._replace(up_choice=UP_ADAPTIVE)
         per_pair, hops_matter, levels = False, False, 2
+    elif params.routing == DEST_TAG:  # the butterfly: one row, every VC, read from the table alone
+        per_pair, hops_matter, levels = False, False, 2
     elif params.routing == TABLE:
         from netsim_fast.routing.tables import hop_classes
 
@@ -69,7 +71,9 @@ def routing_setup(cfg) -> dict:
         import numpy as np
 
         route_mask = np.zeros((0, 0, 1), np.uint8)
-    # packets go to terminals: on the trees only the leaves (numbered first) are destinations
+    # packets go to terminals: on the trees only the leaves (numbered first) are destinations; on
+    # the butterfly the first stage's routers stand for their terminals (candidate_rows sends
+    # them to the last stage's)
     destinations = -(-topo.n_terminals // topo.concentration)
     return dict(topo=topo, params=params, route_mask=route_mask, per_pair=per_pair, levels=levels,
                 hops_matter=hops_matter, esc_prio=1 if params.routing in (DUATO, MIN_ADAPTIVE) else 0, destinations=destinations)

@@ -16,7 +16,8 @@ Packets are grouped in *classes* that the routing cannot tell apart: one class p
 on the flattened butterfly and HyperX per (source router, intermediate router or none,
 destination)), else one per destination with every source's first state in it.
 Sources and destinations are the routers that hold terminals (``n_src``: all but a tree's inner
-switches, which come last). Within a class, states form a DAG
+switches, which come last); a destination ``d`` is reached at router ``d + eject_shift`` (the
+butterfly's last stage; 0 elsewhere). Within a class, states form a DAG
 (routes are minimal or their hop count is bounded).
 
 ``local_graph`` (pass 1) collects, over every class, the dependencies a -> b of the plain
@@ -143,7 +144,7 @@ def _start_class(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, 
             mid[0] = _hamming_mid(route_mask, nbr, gs, mid[0])
     qt = 0
     for src in range(lo, hi):
-        if src == dst:
+        if src == dst + p.eject_shift:  # a router's own terminals: no route (the butterfly's go through)
             continue
         s = src * levels
         seen[s] = stamp
@@ -216,7 +217,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
                 s = queue[qh]
                 qh += 1
                 node, h = s // levels, s % levels
-                if node == dst:
+                if node == dst + p.eject_shift:  # at the destination's ejection router
                     continue
                 if n_rows[s] == 0:
                     _fail(err, ERR_NO_ROUTE, node, cls if per_pair else -1, dst)
@@ -312,7 +313,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
                 out_lo[qh] = n_t
                 qh += 1
                 node, h = s // levels, s % levels
-                if node == dst:
+                if node == dst + p.eject_shift:  # at the destination's ejection router
                     continue
                 for r in range(n_rows[s]):
                     port = pool[s, r, 0]
@@ -392,7 +393,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
                 l_n[i] = n_l - l_lo[i]
                 s = queue[i]
                 node = s // levels
-                if l_n[i] == 0 or node == dst:
+                if l_n[i] == 0 or node == dst + p.eject_shift:
                     continue
                 for r in range(n_rows[s]):
                     port = pool[s, r, 0]

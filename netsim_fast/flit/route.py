@@ -23,9 +23,10 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import flit_packet, port_bit
 from netsim_fast.flit.state import NONE
-from netsim_fast.routing import DIM_ADAPTIVE, UGAL_G, UGAL_L, UPDOWN, VALIANT
+from netsim_fast.routing import DEST_TAG, DIM_ADAPTIVE, UGAL_G, UGAL_L, UPDOWN, VALIANT
 from netsim_fast.routing.dispatch import next_hops
 from netsim_fast.routing.dragonfly_valiant import choose_ugal, nonmin_next_hops
+from netsim_fast.routing.fly import dest_tag_next_hops
 from netsim_fast.routing.hamming_adaptive import adaptive_next_hops
 from netsim_fast.routing.updown import updown_next_hops
 
@@ -34,12 +35,13 @@ from netsim_fast.routing.updown import updown_next_hops
 def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows):
     """The routing function's rows for packet ``pkt``'s header at ``node`` (at its destination
     terminal's router: that terminal's local port). The routing functions see routers: a
-    packet's source and destination terminals are replaced by their routers."""
+    packet's source and destination terminals are replaced by their routers (the destination's
+    ejection router: ``eject_shift`` routers on, on the butterfly)."""
     dst, src = pkts[pkt].dst, pkts[pkt].src
     local = p.n_ports - 1
     if p.conc > 1:  # terminals to their routers; the destination terminal's own local port
         local = p.n_ports - p.conc + dst % p.conc
-        dst, src = dst // p.conc, src // p.conc
+        dst, src = dst // p.conc + p.eject_shift, src // p.conc
     if dst == node:
         rows[0, 0] = local
         rows[0, 1] = 0
@@ -49,6 +51,8 @@ def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid,
     if p.routing == UPDOWN:  # the choice among its ports reads the packet's terminals and creation cycle
         return updown_next_hops(route_mask, p.n_vcs, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
                                 pkts[pkt].release, pkts[pkt].hops, rows)
+    if p.routing == DEST_TAG:  # the butterfly's one path, every VC
+        return dest_tag_next_hops(route_mask, p.n_vcs, node, dst, rows)
     if p.routing >= DIM_ADAPTIVE:  # dim-adaptive, min-adaptive: minimal and dimension-order rows of the table
         return adaptive_next_hops(p.routing, route_mask, p.n_nodes, p.n_vcs, node, dst, rows)
     if p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group

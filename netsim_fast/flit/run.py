@@ -48,7 +48,7 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
-    from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
+    from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, DEST_TAG, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
     from netsim_fast.routing.updown import UP_CHOICES
 
     nonmin = cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim"
@@ -60,7 +60,8 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         n_nodes=topo.n_nodes, n_ports=topo.n_ports, n_vcs=cfg.vcs, buf=cfg.buf, out_buf=cfg.out_buf,
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
-        routing=TABLE if cfg.routing in TABLE_ROUTINGS else NONMIN_ROUTINGS[cfg.routing] if nonmin
+        routing=DEST_TAG if topo.kind == "fly" and cfg.router != "booksim"
+        else TABLE if cfg.routing in TABLE_ROUTINGS else NONMIN_ROUTINGS[cfg.routing] if nonmin
         else UPDOWN if cfg.routing == "updown" else ADAPTIVE_ROUTINGS[cfg.routing] if cfg.routing in ADAPTIVE_ROUTINGS
         else CODES.get(cfg.routing, 0),  # dim_order: booksim's own
         vct=fs.SWITCHING[cfg.switching], inject_mask=mask, class_vcs=class_vcs,
@@ -70,7 +71,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         ring=fs.ring_size(cfg.t_link, cfg.t_crossbar, cfg.credit_delay, wire_max), n_total=n_total,
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
         group_routers=int(topo.params["group_routers"]) if nonmin and topo.kind == "dragonfly" else 0, wire_max=wire_max, classes=cfg.classes,
-        up_choice=UP_CHOICES[cfg.up_port] if cfg.routing == "updown" else 0,
+        up_choice=UP_CHOICES[cfg.up_port] if cfg.routing == "updown" else 0, eject_shift=topo.eject_shift,
     )
 
 
@@ -100,6 +101,9 @@ def routing_table(cfg, topo, table=None):
     if cfg.routing not in TABLE_ROUTINGS:
         return None, 0
     from netsim_fast.routing.tables import check_hop_classes, route_table
+
+    if topo.kind == "fly":  # destination tag: every VC at every hop (routing/fly.py)
+        return (table if table is not None else route_table(topo, cfg.routing)).port_mask, cfg.vcs
 
     if table is None:
         table = route_table(topo, cfg.routing, cfg.loops)

@@ -198,6 +198,8 @@ class FlitParams(NamedTuple):
     classes: int = 1      # traffic classes (--classes); 1: no priorities anywhere, the arrays
                           # below are empty and every stage runs its one-class code
     up_choice: int = 0    # updown: how a router picks among its candidate ports (routing/updown.py)
+    eject_shift: int = 0  # terminal t ejects at router t // conc + eject_shift (the butterfly's last
+                          # stage; Topology.eject_shift), through the same local port it injects at
 
 
 class FlitState(NamedTuple):

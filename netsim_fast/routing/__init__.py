@@ -17,6 +17,7 @@ UGAL_G = 6   # dragonfly: the same choice from every queue on both paths (an ide
 UPDOWN = 7   # up*/down* next-port table, every VC at every hop (routing/updown.py)
 DIM_ADAPTIVE = 8  # HyperX, flatfly: dimension order, any parallel link (routing/hamming_adaptive.py)
 MIN_ADAPTIVE = 9  # HyperX, flatfly: any unaligned dimension, Duato escape on dim-adaptive
+DEST_TAG = 10  # the butterfly's destination-tag table, every VC at every hop (routing/fly.py)
 
 CODES = {
     "dor": DOR,

@@ -20,6 +20,10 @@ def route_table(topo, routing: str, loops: int = 4) -> MinimalTable:
 
         return build_dor_table(topo)
     if routing == "minimal":
+        if topo.kind == "fly":  # destination-tag routing, the butterfly's one path
+            from netsim_fast.routing.fly import build_fly_table
+
+            return build_fly_table(topo)
         if topo.kind == "dragonfly" and not topo.faulted:  # its own minimal: one global hop at most
             from netsim_fast.routing.dragonfly_table import build_dragonfly_table
 

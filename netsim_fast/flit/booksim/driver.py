@@ -50,12 +50,12 @@ def booksim_params(cfg, topo) -> bs.BkParams:
 
 
 def topology_shape(topo) -> dict:
-    """The two integers BookSim2's dragonfly, flatfly and fattree routing functions read: a
-    dragonfly's routers per group and global links per router, a flatfly's or fattree's k and n."""
+    """The two integers BookSim2's dragonfly, flatfly, fattree and fly routing functions read: a
+    dragonfly's routers per group and global links per router, a flatfly's, fattree's or fly's k and n."""
     p = topo.params
     if topo.kind == "dragonfly":
         return {"shape_a": int(p["group_routers"]), "shape_b": int(p["global_links"])}
-    if topo.kind in ("flatfly", "fattree"):
+    if topo.kind in ("flatfly", "fattree", "fly"):
         return {"shape_a": int(p["k"]), "shape_b": int(p["n"])}
     return {"shape_a": 0, "shape_b": 0}
 

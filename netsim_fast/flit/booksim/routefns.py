@@ -34,12 +34,13 @@ R_FLATFLY_MIN = 12  # BookSim2's ran_min_flatfly (flatfly_onchip.cpp's min_flatf
 R_FATTREE_NCA = 13  # BookSim2's fattree_nca (routefunc.cpp), on --topology fattree
 R_DRAGONFLY_UGAL = 15  # BookSim2's ugal_dragonflynew (dragonfly.cpp), on --topology dragonfly
 R_ANYNET_MIN = 16  # BookSim2's min_anynet (anynet.cpp), on --topology edgelist: a next-hop table
+R_FLY_DEST_TAG = 17  # BookSim2's dest_tag_fly (routefunc.cpp), on --topology fly
 UGAL_THRESHOLD = 30  # ugal_dragonflynew's adaptive_threshold: flits of bias towards the minimal path
 ROUTINGS = {"dim_order": R_DIM_ORDER, "dim_order_ni": R_DIM_ORDER_NI, "dim_order_pni": R_DIM_ORDER_PNI,
             "xy_yx": R_XY_YX, "adaptive_xy_yx": R_ADAPTIVE_XY_YX, "min_adapt": R_MIN_ADAPT,
             "planar_adapt": R_PLANAR_ADAPT, "romm": R_ROMM, "romm_ni": R_ROMM_NI, "valiant": R_VALIANT,
             "dim_order_bal": R_DIM_ORDER_BAL, "min": R_DRAGONFLY_MIN, "ran_min": R_FLATFLY_MIN,
-            "nca": R_FATTREE_NCA, "ugal": R_DRAGONFLY_UGAL}
+            "nca": R_FATTREE_NCA, "ugal": R_DRAGONFLY_UGAL, "dest_tag": R_FLY_DEST_TAG}
 R_CMESH_DOR = 14  # BookSim2's dor_cmesh (cmesh.cpp): dimension order taking the express channels
 # BookSim2's cmesh functions (cmesh.cpp): without express channels they are the mesh's
 CMESH_ROUTINGS = {"dor": R_CMESH_DOR, "dor_no_express": R_DIM_ORDER, "xy_yx_no_express": R_XY_YX}
@@ -362,6 +363,20 @@ def fattree_nca(node, dst, n_ports, conc, k, n, v, rng, out):
 
 
 @njit(**KERNEL_JIT)
+def fly_dest_tag(node, dst, n_ports, conc, k, n, v, out):
+    """BookSim2's ``dest_tag_fly`` on netsim-fast's k-ary n-fly (topologies/fly.py: router
+    ``s * k^(n-1) + a`` at stage ``s``, outputs ``0 .. k-1``, then ``k`` inputs, then the ``k``
+    terminal ports): at stage ``s`` the output numbered by digit ``n-1-s`` of the destination
+    terminal, at the last stage its terminal port. Every VC, at every hop."""
+    out[1], out[2], out[3], out[4], out[5], out[6] = 0, v - 1, 0, 0, -1, -1
+    stage = node // k ** (n - 1)
+    if stage == n - 1:
+        out[0] = n_ports - conc + dst % conc
+    else:
+        out[0] = (dst // k ** (n - 1 - stage)) % k
+
+
+@njit(**KERNEL_JIT)
 def cmesh_dor(coord, node, dst, n_ports, conc, k, v, out):
     """BookSim2's ``dor_cmesh`` (its ``cmesh_next``) on netsim-fast's cmesh (ports ``+x, -x, +y,
     -y``, topologies/cmesh.py): x first, then y, every VC; on a router of an edge parallel to the
@@ -398,7 +413,7 @@ def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node
     routing function sees routers (the terminals' routers, the first local port as the only
     one), and the destination router's exit becomes the destination terminal's own local port
     ``n_ports - conc + dst % conc``. With one terminal per router it is ``route`` itself. On a
-    dragonfly, flattened butterfly or k-ary n-tree, its own function, given the topology's shape
+    dragonfly, flattened butterfly, k-ary n-tree or k-ary n-fly, its own function, given the topology's shape
     (``shape_a``, ``shape_b``: flit/booksim/driver.py ``topology_shape``). On an edge-list or
     anynet file, BookSim2's ``min_anynet``: the port ``table[node, dst]``, every VC."""
     if fn == R_ANYNET_MIN:
@@ -418,6 +433,9 @@ def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node
         return
     if fn == R_CMESH_DOR:
         cmesh_dor(coord, node, dst, n_ports, conc, radix[0], v, out)
+        return
+    if fn == R_FLY_DEST_TAG:
+        fly_dest_tag(node, dst, n_ports, conc, shape_a, shape_b, v, out)
         return
     if conc == 1:
         route(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph, n_ports, v,
