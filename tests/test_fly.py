@@ -194,3 +194,16 @@ def test_worst_case_saturates_at_one_over_k_to_the_half_n():
     s = simulate(Config(topology="fly", k=2, n=4, pattern="worst-case", rate=0.4, warmup=500, measure=2000,
                         latency_limit=0))
     assert s["saturated"] and s["accepted_load"] == pytest.approx(0.25, abs=0.01)
+
+
+def test_a_one_stage_fly_is_one_router_without_links():
+    """BookSim2's singleconfig example is a 10-ary 1-fly: one router, injection and ejection on it."""
+    s = simulate(Config(topology="fly", k=4, n=1, rate=0.3, warmup=300, measure=1000))
+    assert s["error"] is None and not s["saturated"]
+    assert s["hops_mean"] == 0.0 and s["link_utilization_max"] == 0.0
+    from pathlib import Path
+
+    path = Path(__file__).parent / "booksim_cases" / "example_single.cfg"
+    out = bf.to_config_fields(bf.parse_booksim(path.read_text(), str(path)))
+    assert (out["topology"], out["k"], out["n"], out["routing"], out["vcs"]) == ("fly", 10, 1, "dest_tag", 8)
+

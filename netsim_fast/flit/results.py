@@ -181,8 +181,9 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         **({"per_class": classes} if (classes := per_class(pk, cfg, in_window, delivered, win_start, win_end, n,
                                                             cfg.cycles is not None)) else {}),
         "flit_hops": flit_hops,
-        "link_utilization_mean": float(util[real_links].mean()),
-        "link_utilization_max": float(util[real_links].max()),
+        # a 1-stage butterfly (one router) has no link
+        "link_utilization_mean": float(util[real_links].mean()) if real_links.any() else 0.0,
+        "link_utilization_max": float(util[real_links].max()) if real_links.any() else 0.0,
         "source_queue_max": int(state.ts_queued.max()) if state.ts_queued.size else 0,
         "source_dropped_packets": int(state.cnt[fs.C_DROPPED]),
         "measure_window": [int(win_start), int(win_end)],
@@ -243,8 +244,9 @@ def summarize_finite(run, cfg, capacity: float, capacity_method: str) -> dict:
         "packets_delivered": int(delivered.sum()),
         **({"per_class": classes} if cfg.batch and (classes := per_class_batch(pk, cfg, delivered, n, span)) else {}),
         "flit_hops": flit_hops,
-        "link_utilization_mean": float(util[real_links].mean()),
-        "link_utilization_max": float(util[real_links].max()),
+        # a 1-stage butterfly (one router) has no link
+        "link_utilization_mean": float(util[real_links].mean()) if real_links.any() else 0.0,
+        "link_utilization_max": float(util[real_links].max()) if real_links.any() else 0.0,
         "source_queue_max": int(state.ts_queued.max()) if state.ts_queued.size else 0,
         "sim_seconds": run.sim_seconds,
         "compile_seconds": run.compile_seconds,
