@@ -207,3 +207,16 @@ def test_a_one_stage_fly_is_one_router_without_links():
     out = bf.to_config_fields(bf.parse_booksim(path.read_text(), str(path)))
     assert (out["topology"], out["k"], out["n"], out["routing"], out["vcs"]) == ("fly", 10, 1, "dest_tag", 8)
 
+
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+@pytest.mark.parametrize("case", [dict(k=2, n=3, vcs=1), dict(k=3, n=2, vcs=2, switching="vct", buf=6),
+                                  dict(k=2, n=2, vcs=2, t_link=2, credit_delay=3, headers_per_cycle=0)],
+                         ids=["2ary3", "3ary2-vct", "2ary2-delays"])
+def test_kernel_matches_the_plain_reference_cycle_for_cycle(case, router):
+    """tests/reference/flit_naive.py with the butterfly's terminals (ejection eject_shift routers
+    on) and destination-tag rows: every packet's injection, deliveries, hops and flit gaps."""
+    from tests.test_flit_engine import assert_same_as_reference, random_packets
+
+    max_len = 5 if case.get("switching") == "vct" else 9
+    cfg = Config(topology="fly", router=router, packet_flits=max_len, check_invariants=True, **case)
+    assert_same_as_reference(cfg, random_packets(cfg.n_terminals, 80, max_len, seed=3, span=60))

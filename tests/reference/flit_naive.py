@@ -157,6 +157,18 @@ class TableRouting:
         return [(p, hops * self.c, hops * self.c + self.c - 1, 0) for p in ports]
 
 
+class DestTagRouting(TableRouting):
+    """The butterfly's destination-tag routing (docs/flit-engine.md "Table routings", the
+    butterfly): the table's one port, every VC at every hop (no hop classes)."""
+
+    def __init__(self, topo, table, n_vcs: int):
+        self.local, self.V, self.mask, self.n_escape = topo.local_port, n_vcs, table.port_mask, 0
+        self.c = n_vcs
+
+    def rows(self, node: int, src: int, dst: int, hops: int) -> list[tuple[int, int, int, int]]:
+        return super().rows(node, src, dst, 0)  # hop class 0 of V VCs: every VC
+
+
 class UpDownRouting:
     """Up*/down* from its next-port table (routing/updown.py's docstring): every VC at every hop;
     where the table allows several ports, ``random`` takes one by the hash of (source terminal,
@@ -288,6 +300,7 @@ class NaiveFlitSim:
         self.routing = UpDownRouting(topo, table, V, up_port) if routing == "updown" else \
             ValiantRouting(topo, V) if routing == "valiant" else \
             HammingAdaptiveRouting(topo, routing, V) if routing in ("dim-adaptive", "min-adaptive") else \
+            DestTagRouting(topo, table, V) if topo.kind == "fly" else \
             TableRouting(topo, table, V) if table is not None else GridRouting(topo, routing, V)
         self.mid = None if mid is None else [int(x) for x in mid]  # valiant: each packet's intermediate router
         # VCs reallocated only once drained (docs/flit-engine.md, stage 7): "auto" = duato's
@@ -309,6 +322,10 @@ class NaiveFlitSim:
         # Terminals (--concentration C): terminal t on router t // C at local port FL + t % C;
         # ports FL .. P-1 are local (FL = P - 1 with one terminal per router).
         self.C = topo.concentration
+        # ... and ejects at router t // C + shift (the butterfly's last stage; 0 elsewhere:
+        # docs/flit-engine.md "Terminals"), through the local port of the same number; the slots
+        # of those routers (ids from T on, never sources) take its flits in stage 3
+        self.shift = topo.eject_shift
         self.FL = self.P - self.C
         self.T = self.N * self.C
         self.nbr = topo.nbr.tolist()
@@ -610,12 +627,12 @@ class NaiveFlitSim:
     def _attempt(self, r: int, p: int, v: int, t: int) -> bool:
         pkt = self.inp[r][p][v][0][0]
         src, dst, C = self.src[pkt], self.dst[pkt], self.C
-        if dst // C == r:  # at the destination terminal's router: its own local port, any VC
+        if dst // C + self.shift == r:  # at the destination terminal's router: its own local port, any VC
             rows = [(self.FL + dst % C, 0, self.V - 1, 0)]
         elif isinstance(self.routing, UpDownRouting):  # the choice reads terminals and creation
             rows = self.routing.rows(r, src, dst, C, self.rel[pkt], self.hops[pkt])
         elif isinstance(self.routing, TableRouting):  # the routings see routers
-            rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt])
+            rows = self.routing.rows(r, src // C, dst // C + self.shift, self.hops[pkt])
         elif isinstance(self.routing, ValiantRouting):
             rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt], self.mid[pkt])
         else:
