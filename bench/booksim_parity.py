@@ -49,7 +49,8 @@ N fresh seeds per simulator (``booksim_parity_matrix_confirm.csv``).
 ``--networks`` runs the same criteria on the other networks both simulators have (``NETWORKS``:
 BookSim2's flatfly and cmesh examples, the cmesh with its express channels, the 72-terminal
 dragonflynew with ``min`` and ``ugal``, BookSim2's anynet example and an irregular anynet file
-with ``min``; the fat tree is ``--matrix --fattree``), each given as BookSim2 keys that both read (netsim-fast through
+with ``min``, the 4-ary 3-fly and 2-ary 4-fly with ``dest_tag``; the fat tree is ``--matrix
+--fattree``), each given as BookSim2 keys that both read (netsim-fast through
 ``--booksim-config``'s reader): ``docs/figures/booksim_parity_networks*.csv`` and ``.png``.
 
     BOOKSIM=... PYTHONPATH=. python bench/booksim_parity.py --matrix [--only torus8x8]
@@ -167,7 +168,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matrix", action="store_true", help="the parity matrix: saturation and latency, both simulators")
     ap.add_argument("--fattree", action="store_true",
                     help="with --matrix: BookSim2's fattree with nca instead (FATTREE, booksim_parity_fattree.csv)")
-    ap.add_argument("--networks", action="store_true", help="the same criteria on flatfly, cmesh and dragonfly (NETWORKS)")
+    ap.add_argument("--networks", action="store_true", help="the same criteria on flatfly, cmesh, dragonfly, anynet and fly (NETWORKS)")
     ap.add_argument("--plot", action="store_true", help="with --matrix: only redraw the figure from the CSV files")
     ap.add_argument("--confirm", type=int, default=0, metavar="N",
                     help="with --matrix or --networks: rerun every missed criterion on N fresh seeds per simulator")
@@ -353,7 +354,9 @@ _CASES = Path(__file__).resolve().parents[1] / "tests" / "booksim_cases"
 _ANYNET = "topology = anynet; routing_function = min; traffic = uniform; network_file = {};\n"
 # The other networks, as BookSim2 keys both simulators read: BookSim2's flatfly and cmesh examples
 # (src/examples/flatflyconfig, cmeshconfig), the cmesh with its express channels, the
-# 72-terminal dragonflynew (tests/booksim_cases/dragonfly72.cfg) with min and ugal, and anynet.
+# 72-terminal dragonflynew (tests/booksim_cases/dragonfly72.cfg) with min and ugal, anynet, and two
+# butterflies (a 4-ary 3-fly and a 2-ary 4-fly) with dest_tag.
+_FLY = "topology = fly; routing_function = dest_tag; traffic = uniform; "
 NETWORKS = {
     "flatfly4x4_c4_ran_min_uniform": {"keys": _FLATFLY, "size": 1},
     "cmesh4x4_dor_no_express_bitcomp": {"keys": _CMESH + "routing_function = dor_no_express; traffic = bitcomp;\n",
@@ -366,6 +369,10 @@ NETWORKS = {
                                    "size": 1},
     "anynet_irregular_min_uniform": {"keys": _ANYNET.format(_CASES / "anynet_irregular.net") + "num_vcs = 2; "
                                      "vc_buf_size = 4; packet_size = 4;\n", "size": 4},
+    "fly4ary3_dest_tag_uniform": {"keys": _FLY + "k = 4; n = 3; num_vcs = 4; vc_buf_size = 8; packet_size = 4;\n",
+                                  "size": 4},
+    "fly2ary4_dest_tag_uniform": {"keys": _FLY + "k = 2; n = 4; num_vcs = 2; vc_buf_size = 4; packet_size = 1;\n",
+                                  "size": 1},
 }
 
 
