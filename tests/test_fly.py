@@ -220,3 +220,18 @@ def test_kernel_matches_the_plain_reference_cycle_for_cycle(case, router):
     max_len = 5 if case.get("switching") == "vct" else 9
     cfg = Config(topology="fly", router=router, packet_flits=max_len, check_invariants=True, **case)
     assert_same_as_reference(cfg, random_packets(cfg.n_terminals, 80, max_len, seed=3, span=60))
+
+
+def test_a_sweep_spec_takes_the_fly_and_a_trace_counts_its_terminals(tmp_path):
+    import netsim_fast as nf
+
+    spec = tmp_path / "fly.toml"
+    spec.write_text('[base]\ntopology = "fly"\nk = 2\nn = 3\n[grid]\nrate = [0.1, 0.2]\nrouter = ["lanes", "booksim"]\n')
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "never"), "--dry-run", "--json"])
+    assert res.exit_code == 0, res.output
+    points = json.loads(res.stdout)["points"]
+    assert {(p["router"], p["routing"]) for p in points} == {("lanes", "minimal"), ("booksim", "dest_tag")}
+    path = tmp_path / "fly.h5"
+    simulate(Config(topology="fly", k=2, n=3, rate=0.1, warmup=100, measure=500, trace=str(path)))
+    tr = nf.open_trace(path)
+    assert tr.config["topology"] == "fly" and len(tr.nodes) == 8 and tr.packets["dst"].max() <= 7
