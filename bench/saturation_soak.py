@@ -27,11 +27,12 @@ with the same rules; ``--trees`` those of the fat trees and up*/down* (``TREES``
 and a Clos under each up-port choice, up*/down* on a random regular graph with one VC and on a
 torus with failed links, BookSim2's fattree on the booksim router); ``--adaptive`` those of
 ``dim-adaptive`` and ``min-adaptive`` (``ADAPTIVE``: HyperX with parallel links and 1 or 2 VCs,
-a 3-D HyperX under vct, a flattened butterfly).
+a 3-D HyperX under vct, a flattened butterfly); ``--flies`` those of the butterfly (``FLIES``: a
+4-ary 3-fly with one VC, a 2-ary 6-fly on iq, BookSim2's dest_tag on the booksim router).
 
 Writes docs/figures/saturation_soak_short.csv or _full.csv (``saturation_soak_extra_*.csv`` with
 ``--extra``, ``saturation_soak_trees_*.csv`` with ``--trees``, ``saturation_soak_adaptive_*.csv``
-with ``--adaptive``; or ``--out``) and prints a
+with ``--adaptive``, ``saturation_soak_flies_*.csv`` with ``--flies``; or ``--out``) and prints a
 markdown table.
 """
 
@@ -101,6 +102,11 @@ ADAPTIVE = [  # minimal adaptive routing on the Hamming graphs (--adaptive; rout
      "fields": dict(topology="hyperx", dims="4,4,4", routing="min-adaptive", vcs=3, switching="vct", vc_alloc="rr")},
     {"name": "flatfly 4x4 C4 dim-adaptive 2 VCs lanes",
      "fields": dict(topology="flatfly", k=4, n=2, concentration=4, routing="dim-adaptive", vcs=2)},
+]
+FLIES = [  # the butterfly (--flies): destination-tag routing, every VC at every hop, one path per pair
+    {"name": "fly 4-ary 3-fly minimal 1 VC lanes", "fields": dict(topology="fly", k=4, n=3, vcs=1)},
+    {"name": "fly 2-ary 6-fly minimal iq", "fields": dict(topology="fly", k=2, n=6, vcs=2, router="iq")},
+    {"name": "fly 4-ary 3-fly dest_tag booksim", "fields": dict(topology="fly", k=4, n=3, vcs=2, router="booksim")},
 ]
 FIELDS = ["name", "cycles", "accepted_load", "accepted_min", "accepted_max", "fairness_jain", "starvation_max_wait",
           "starved_channels", "deadlock", "knot_channels", "detected_after_last_move", "verdict", "sim_seconds",
@@ -223,6 +229,7 @@ def main():
     ap.add_argument("--extra", action="store_true", help="the newer topologies and routings (EXTRA) instead")
     ap.add_argument("--trees", action="store_true", help="fat trees and up*/down* (TREES) instead")
     ap.add_argument("--adaptive", action="store_true", help="dim-adaptive and min-adaptive (ADAPTIVE) instead")
+    ap.add_argument("--flies", action="store_true", help="the butterfly (FLIES) instead")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
@@ -231,9 +238,9 @@ def main():
     if args.only is not None:
         setups = setups[: args.only]
     jobs = [(s, cycles, False) for s in setups] + [(p, cycles, True) for p in PRONE]
-    own = "trees" if args.trees else "adaptive" if args.adaptive else "extra" if args.extra else None
+    own = "trees" if args.trees else "adaptive" if args.adaptive else "flies" if args.flies else "extra" if args.extra else None
     if own:
-        jobs = [(s, cycles, False) for s in {"trees": TREES, "adaptive": ADAPTIVE, "extra": EXTRA}[own]]
+        jobs = [(s, cycles, False) for s in {"trees": TREES, "adaptive": ADAPTIVE, "flies": FLIES, "extra": EXTRA}[own]]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     mode = "full" if cycles == 1_000_000 else "short" if cycles == 100_000 else f"{cycles}"
