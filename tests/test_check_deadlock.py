@@ -52,6 +52,9 @@ GRID_CASES = [
     dict(topology="torus", k=5, routing="dor-nodateline", vcs=1),
     dict(topology="mesh", dims="4,3", routing="dor-nodateline", vcs=2),
     dict(topology="torus", dims="2,4", routing="dor-nodateline", vcs=1),
+    dict(topology="mesh", k=4, routing="dor", vcs=1, concentration=2),  # several terminals per router
+    dict(topology="torus", k=4, routing="dor", vcs=2, concentration=3),
+    dict(topology="torus", k=5, routing="dor-nodateline", vcs=1, concentration=2),
 ]
 DUATO_CASES = [
     dict(topology="torus", k=4, routing="duato"),
@@ -60,6 +63,7 @@ DUATO_CASES = [
     dict(topology="mesh", k=4, routing="duato", vcs=2),
     dict(topology="hypercube", n=3, routing="duato", vcs=3),
     dict(topology="torus", dims="2,2,3", routing="duato"),
+    dict(topology="mesh", k=4, routing="duato", vcs=2, concentration=2),
 ]
 TABLE_CASES = [
     dict(topology="rrg", nodes=12, degree=3, routing="minimal", vcs=4),
@@ -70,6 +74,7 @@ TABLE_CASES = [
     dict(topology="bmg", nodes=12, routing="bmg-equiclass", vcs=6),
     dict(topology="bmg", nodes=16, routing="chord", vcs=8),
     dict(topology="torus", k=4, routing="minimal", vcs=4),
+    dict(topology="torus", k=4, routing="minimal", vcs=4, concentration=2),
 ]
 
 
@@ -114,6 +119,71 @@ def test_minimal_on_an_edge_list_passes_and_matches_every_route(tmp_path):
     s, res = _fast(cfg)
     cdg, _, _, _ = _naive(cfg, s)
     assert res["deadlock_free"] and res["edges"] == cdg
+
+
+def _shortest_routes_cdg(topo, V: int, out_ports: int) -> nx.DiGraph:
+    """The channel dependency graph, with networkx, of every shortest route from a router that
+    holds terminals to the ejection router of another (``t // C + eject_shift``), over the
+    links of ports ``0 .. out_ports-1``, every VC at every hop: up*/down* with any up port on a
+    tree (its routes are the shortest leaf-to-leaf paths), destination tag on the butterfly (the
+    only forward path). Channels are (router, port, vc) of network ports only."""
+    nbr = topo.arrays.nbr
+    links = nx.MultiDiGraph()
+    for u in range(topo.n_nodes):
+        for port in range(out_ports):
+            if nbr[u, port] >= 0:
+                links.add_edge(u, int(nbr[u, port]), port=port)
+    simple = nx.DiGraph(links)
+    ends = -(-topo.n_terminals // topo.concentration)
+    cdg = nx.DiGraph()
+    for src in range(ends):
+        for dst in range(ends):
+            if src == dst + topo.eject_shift:
+                continue
+            for path in nx.all_shortest_paths(simple, src, dst + topo.eject_shift):
+                hops = [[(u, e["port"]) for e in links[u][w].values()] for u, w in zip(path, path[1:])]
+                for here, there in zip(hops, hops[1:]):
+                    cdg.add_edges_from(((u, p, v), (w, q, x)) for u, p in here for w, q in there
+                                       for v in range(V) for x in range(V))
+    return cdg
+
+
+@pytest.mark.parametrize("kw, out_ports", [
+    (dict(topology="fattree", k=2, n=3, vcs=1), 4),
+    (dict(topology="fattree", k=3, n=3, vcs=2), 6),
+    (dict(topology="clos", switch_ports=4, vcs=1), 4),
+    (dict(topology="fly", k=2, n=3, vcs=1), 2),
+    (dict(topology="fly", k=3, n=3, vcs=2), 3),
+], ids=lambda x: "-".join(str(v) for v in x.values()) if isinstance(x, dict) else str(x))
+def test_routers_with_several_terminals_count_network_channels_only(kw, out_ports):
+    # every one of a router's C local ports is a terminal's: a request to eject (at port
+    # n_ports - C + t % C, not only the last port) is no channel dependency
+    cfg = Config(**kw)
+    s = routing_setup(cfg)
+    topo = s["topo"]
+    assert topo.concentration > 1
+    res = analyse(topo.arrays, s["params"], s["route_mask"], per_pair=s["per_pair"], levels=s["levels"],
+                  hops_matter=s["hops_matter"], esc_prio=s["esc_prio"], with_edges=True,
+                  destinations=s["destinations"])
+    P, V = topo.n_ports, cfg.vcs
+    chan = lambda c: (c // (P * V), c // V % P, c % V)  # noqa: E731
+    oracle = _shortest_routes_cdg(topo, V, out_ports)
+    assert {(chan(a), chan(b)) for a, b in res["edges"]} == set(oracle.edges)
+    verdict = check_deadlock(cfg)
+    assert verdict["dependencies"] == oracle.number_of_edges() and verdict["deadlock_free"]
+    assert verdict["channels"] == oracle.number_of_nodes()  # every channel some route takes
+
+
+def test_concentration_leaves_a_mesh_graph_as_with_one_terminal_per_router():
+    # the network channels and their dependencies do not depend on how many terminals a router
+    # has; 68 dependencies with one terminal per router, as before the local ports were fixed
+    graphs = {}
+    for conc in (1, 2, 4):
+        s, res = _fast(Config(topology="mesh", k=4, routing="dor", vcs=1, concentration=conc))
+        P = s["topo"].n_ports
+        graphs[conc] = (res["channels"], res["dependencies"], {(a // P, a % P, b // P, b % P) for a, b in res["edges"]})
+    assert graphs[1][:2] == (48, 68)
+    assert graphs[2] == graphs[1] and graphs[4] == graphs[1]
 
 
 def test_dor_nodateline_on_a_torus_has_a_cycle_around_a_ring():

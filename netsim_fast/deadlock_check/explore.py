@@ -198,7 +198,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
     error fills ``err`` (code, node, source, destination) and stops."""
     n, P = nbr.shape[0], nbr.shape[1]
     V = p.n_vcs
-    local = P - 1
+    first_local = P - p.conc  # ports first_local .. P-1: a router's terminals (injection, ejection)
     n_states = n * levels
     seen = np.full(n_states, -1, np.int64)
     n_rows = np.zeros(n_states, np.int64)
@@ -225,7 +225,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
                 has_escape = False
                 for r in range(n_rows[s]):
                     port = pool[s, r, 0]
-                    if port == local:
+                    if port >= first_local:
                         continue
                     bit = ROLE_ESCAPE if pool[s, r, 3] == esc_prio else ROLE_ADAPTIVE
                     if bit == ROLE_ESCAPE:
@@ -244,7 +244,7 @@ def local_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, c
                         role[a] |= bit
                         for r2 in range(n_rows[s2]):
                             port2 = pool[s2, r2, 0]
-                            if port2 == local:
+                            if port2 >= first_local:
                                 continue  # ejection always drains: never part of a cycle
                             bit2 = ROLE_ESCAPE if pool[s2, r2, 3] == esc_prio else ROLE_ADAPTIVE
                             for v2 in range(pool[s2, r2, 1], pool[s2, r2, 2] + 1):
@@ -276,7 +276,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
     set ``L`` of the last escape channels its packets may hold."""
     n, P = nbr.shape[0], nbr.shape[1]
     V = p.n_vcs
-    local = P - 1
+    first_local = P - p.conc  # ports first_local .. P-1: a router's terminals (injection, ejection)
     n_states = n * levels
     n_chan = n * P * V
     seen = np.full(n_states, -1, np.int64)
@@ -317,7 +317,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
                     continue
                 for r in range(n_rows[s]):
                     port = pool[s, r, 0]
-                    if port == local or not _takes_any(p, pool[s, r], h):
+                    if port >= first_local or not _takes_any(p, pool[s, r], h):
                         continue
                     s2, qt = _next_state(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n, pkts, mid,
                                          per_pair, cls, dst, levels, hops_matter, seen, stamp, n_rows, pool, queue, qt,
@@ -397,7 +397,7 @@ def extended_graph(p, nbr, radix, wrap, coord, dim_port, route_mask, custom_rows
                     continue
                 for r in range(n_rows[s]):
                     port = pool[s, r, 0]
-                    if port == local or pool[s, r, 3] != esc_prio:
+                    if port >= first_local or pool[s, r, 3] != esc_prio:
                         continue
                     for v in range(pool[s, r, 1], pool[s, r, 2] + 1):
                         b = c1_index[(node * P + port) * V + v]
