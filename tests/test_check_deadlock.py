@@ -364,3 +364,16 @@ def test_big_networks_pass_in_seconds(kw):
     result = check_deadlock(Config(**kw))
     assert result["deadlock_free"]
     assert result["seconds"] < 30
+
+
+def test_cli_checks_a_concentrated_network():
+    import json
+
+    args = ["check-deadlock", "--topology", "mesh", "--k", "4", "--routing", "dor", "--vcs", "2", "--json", "--quiet"]
+    one = runner.invoke(app, args)
+    four = runner.invoke(app, args + ["--concentration", "4"])
+    assert one.exit_code == 0 and four.exit_code == 0, four.output
+    a, b = json.loads(one.output), json.loads(four.output)
+    assert (b["channels"], b["dependencies"], b["deadlock_free"]) == (a["channels"], a["dependencies"], True)
+    bad = runner.invoke(app, args + ["--concentration", "0"])
+    assert bad.exit_code == 2

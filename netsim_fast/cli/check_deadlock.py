@@ -9,7 +9,7 @@ import typer
 
 from netsim_fast.cli._app import EXIT_SIMULATION, app, echo_json, guarded
 from netsim_fast.cli.options import (
-    BaseOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
+    BaseOpt, ConcentrationOpt, DegreeOpt, DimsOpt, FileOpt, GraphSeedOpt, InjectVcsOpt, JsonOpt, JumpsOpt, KOpt, LoopsOpt, NodesOpt,
     NOpt, RoutingOpt, SeedOpt, TopologyOpt, VcReallocOpt, VcsOpt, topology_fields,
     GlobalArrangementOpt, SwitchPortsOpt, LinkFailuresOpt, FaultSeedOpt, GlobalLinksOpt, GroupRoutersOpt, GroupsOpt, WidthsOpt,
 )
@@ -41,6 +41,7 @@ def check_deadlock(
     groups: GroupsOpt = None,
     global_arrangement: GlobalArrangementOpt = None,
     switch_ports: SwitchPortsOpt = None,
+    concentration: ConcentrationOpt = 1,
     link_failures: LinkFailuresOpt = 0,
     fault_seed: FaultSeedOpt = None,
     seed: SeedOpt = 1,
@@ -75,7 +76,8 @@ def check_deadlock(
     cfg = Config(engine="flit", seed=seed, routing=routing, vcs=vcs, inject_vcs=inject_vcs, vc_realloc=vc_realloc,
                  loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
-                    global_arrangement=global_arrangement, switch_ports=switch_ports, link_failures=link_failures, fault_seed=fault_seed))
+                    global_arrangement=global_arrangement, switch_ports=switch_ports, link_failures=link_failures, fault_seed=fault_seed,
+                    concentration=concentration))
     with _progress(quiet) as progress:
         result = check(cfg, progress=progress)
     if json:
