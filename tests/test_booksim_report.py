@@ -56,18 +56,21 @@ def test_an_unstable_run_prints_booksims_line_and_no_block():
 
 
 def test_statistics_of_a_hand_made_table():
-    # two 4-flit packets in the window [10, 30): one contiguous, one whose flits arrive at
-    # 20, 21, 25, 26 (gaps 0+1+5+6 = 12, fragmentation 6 - 3 = 3); one packet created before it
+    # two 4-flit packets in the window [10, 30): one contiguous, sent at 11-14; one whose flits
+    # are sent at 13, 14, 15, 17 (gaps 0+1+2+4 = 7) and arrive at 20, 21, 25, 26 (gaps
+    # 0+1+5+6 = 12, fragmentation 6 - 3 = 3); one packet created before it
     pk = {"src": np.array([0, 1, 0]), "dst": np.array([1, 0, 1]), "size_flits": np.array([4, 4, 4]),
           "created_cycle": np.array([10, 12, 2]), "injected_cycle": np.array([11, 13, 3]),
           "head_arrival_cycle": np.array([15, 20, 8]), "tail_arrival_cycle": np.array([18, 26, 11]),
-          "hops": np.array([2, 3, 2]), "flit_gap_sum": np.array([6, 12, 6])}
+          "hops": np.array([2, 3, 2]), "flit_gap_sum": np.array([6, 12, 6]),
+          "flit_inject_gap_sum": np.array([6, 7, 6])}
     b = booksim_statistics(pk, 10, 30, 2)
     assert b["packet_latency"] == {"average": 11.0, "minimum": 8.0, "maximum": 14.0}
     assert b["network_latency"]["average"] == 10.0
     assert b["fragmentation"] == {"average": 1.5, "minimum": 0.0, "maximum": 3.0}
-    # flits of the two packets whose heads arrived from 10 on: (5*4+6 + 8*4+12) / 8
-    assert b["flit_latency"] == {"average": 70 / 8, "minimum": 5.0, "maximum": 14.0}
+    # BookSim2's flit latency, each flit's arrival minus its own send cycle, of the flits of the
+    # two packets whose heads arrived from 10 on: (4+4+4+4) + (7+7+10+9); min and max of the heads
+    assert b["flit_latency"] == {"average": 49 / 8, "minimum": 4.0, "maximum": 7.0}
     assert b["hops_average"] == 3.5
     assert b["injected_flit_rate"] == {"average": 0.2, "minimum": 0.2, "maximum": 0.2}
     assert b["accepted_packet_rate"]["average"] == pytest.approx(0.075) and b["accepted_packet_size"] == 4  # tails at 18, 26, 11

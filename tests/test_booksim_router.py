@@ -50,6 +50,26 @@ def test_case_e_one_flit_buffers_wait_for_every_credit():
     assert one_packet(0, 3, flits=4, vcs=2, buf=1, credit_delay=1, **MESH2) == (17, 35, 2)
 
 
+def test_case_e_flits_are_sent_when_credits_return_and_their_send_cycles_are_kept():
+    # docs/booksim-router.md section 12, case E (BookSim2's watch output): the flits are sent at
+    # t0 + 0, 6, 14, 22 and arrive at t0 + 17, 23, 29, 35; BookSim2's flit latency (atime - itime,
+    # TrafficManager::_RetireFlit) is 17, 17, 15, 13, which the two gap sums give exactly
+    from netsim_fast.flit.run import run_flit
+    from netsim_fast.topologies import build_topology
+    from netsim_fast.workloads.packets import FinitePackets
+
+    cfg = Config(router="booksim", pattern="random", messages=1, packet_flits=4, vcs=2, buf=1, credit_delay=1,
+                 **MESH2)
+    packets = FinitePackets(src=np.array([0]), dst=np.array([3]), length=np.array([4], np.int32),
+                            release=np.array([0], np.int64))
+    table = run_flit(cfg, build_topology(cfg), packets=packets).packet_table()
+    assert int(table["flit_inject_gap_sum"][0]) == 6 + 14 + 22
+    assert int(table["flit_gap_sum"][0]) == 6 + 12 + 18
+    flit_latency_sum = 4 * (table["head_arrival_cycle"][0] - table["injected_cycle"][0]) + \
+        table["flit_gap_sum"][0] - table["flit_inject_gap_sum"][0]
+    assert flit_latency_sum == 17 + 17 + 15 + 13
+
+
 def test_case_f_two_cycle_crossbar_batches_flits():
     assert one_packet(0, 3, flits=4, st_prepare_delay=1, **MESH2) == (20, 24, 2)
 

@@ -44,7 +44,8 @@ def run_both(cfg, packets):
     # valiant on a Hamming graph: the intermediate routers the run drew (s.mid holds m + N * hops to it)
     mid = np.where(s.mid[:n] >= 0, s.mid[:n] % topo.n_nodes, -1) if cfg.routing == "valiant" else None
     ours = {"injected": s.pkt["injected"][:n], "head_delivered": s.pkt["head_del"][:n],
-            "tail_delivered": s.pkt["tail_del"][:n], "hops": s.pkt["hops"][:n], "flit_gap": s.pkt["flit_gap"][:n]}
+            "tail_delivered": s.pkt["tail_del"][:n], "hops": s.pkt["hops"][:n], "flit_gap": s.pkt["flit_gap"][:n],
+            "inj_gap": s.pkt["inj_gap"][:n]}
     ref = simulate_naive(
         topo, router=cfg.router, routing=cfg.routing, switching=cfg.switching, vcs=cfg.vcs, buf=cfg.buf,
         out_buf=cfg.out_buf, t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar,

@@ -5,9 +5,14 @@ over the measured window [``win_start``, ``win_end``) of the summary:
 
 - packet latency (creation to tail arrival) and network latency (head injection to tail
   arrival) of the measured packets (created in the window, delivered);
-- flit latency (creation to each flit's arrival) of every flit of the packets whose head
-  arrived from ``win_start`` on, measured or not (BookSim2 samples every flit retired since its
-  last clear; the table gives each flit's arrival through ``flit_gap_sum``);
+- flit latency, as BookSim2 defines it (``TrafficManager::_RetireFlit``, ``atime - itime``): each
+  flit's arrival minus the cycle that flit itself was sent into the network, not the packet's
+  creation, so a packet's body flits do not count their wait behind the head at the source
+  (docs/booksim-router.md 9.2); of every flit of the packets whose head arrived from
+  ``win_start`` on and whose tail arrived, measured or not (BookSim2 samples every flit retired
+  since its last clear).
+  The table gives the sums of the flits' arrivals and sends after the head's (``flit_gap_sum``,
+  ``flit_inject_gap_sum``), so the average is exact; minimum and maximum are over the heads;
 - fragmentation: cycles between the head's and the tail's arrival beyond ``len - 1``, of the
   measured packets;
 - injected and accepted packet and flit rates per node (average, minimum, maximum over nodes):
@@ -39,13 +44,13 @@ def booksim_statistics(pk: dict, win_start: int, win_end: int, n_nodes: int) -> 
     head, tail, size = pk["head_arrival_cycle"], pk["tail_arrival_cycle"], pk["size_flits"].astype(np.int64)
     length = max(win_end - win_start, 1)
     measured = (created >= win_start) & (created < win_end) & (tail >= 0)
-    sampled = head >= win_start  # every flit arrived after the last clear
-    flit_sum = size[sampled] * (head[sampled] - created[sampled]) + pk["flit_gap_sum"][sampled]
+    sampled = (head >= win_start) & (tail >= 0)  # every flit arrived after the last clear
+    head_flit = head[sampled] - injected[sampled]
+    flit_sum = size[sampled] * head_flit + pk["flit_gap_sum"][sampled] - pk["flit_inject_gap_sum"][sampled]
     flit_count = int(size[sampled].sum())
-    flit = _extremes((tail[sampled] - created[sampled]).astype(float))  # the tail is a packet's last flit
+    flit = _extremes(head_flit.astype(float))
     if flit_count:
         flit["average"] = float(flit_sum.sum() / flit_count)
-        flit["minimum"] = float((head[sampled] - created[sampled]).min())
     sent = (injected >= win_start) & (injected < win_end)
     accepted = (tail >= win_start) & (tail < win_end)
     ones = np.ones(size.size)

@@ -28,7 +28,8 @@ RETIRE_AT = 1 << 20  # live packet records before a retirement is attempted (abo
 # The columns a summary or trace needs, by packet_table name and PACKET field.
 COLUMNS = {"src": "src", "dst": "dst", "size_flits": "len", "created_cycle": "release",
            "injected_cycle": "injected", "head_arrival_cycle": "head_del",
-           "tail_arrival_cycle": "tail_del", "hops": "hops", "flit_gap_sum": "flit_gap"}
+           "tail_arrival_cycle": "tail_del", "hops": "hops", "flit_gap_sum": "flit_gap",
+           "flit_inject_gap_sum": "inj_gap"}
 RETIRED_BYTES = sum(fs.PACKET.fields[field][0].itemsize for field in COLUMNS.values())  # per delivered packet
 
 

@@ -141,6 +141,8 @@ def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri,
             push_input(inl, in_buf, nodes, lane, make_flit(pkt, seq, length), t)
             if seq == 0:
                 pkts[pkt].injected = t
+            else:
+                pkts[pkt].inj_gap += t - pkts[pkt].injected
             inj[term, vc].sent = seq + 1
             if seq + 1 == length:
                 inj[term, vc].pkt = NONE

@@ -148,6 +148,8 @@ PACKET = np.dtype([
     ("phase", i4),     # step of its algorithm (--sync)
     ("next", i4),      # next packet in the same source queue
     ("flit_gap", i4),  # sum over its delivered flits of (arrival - head arrival): flit latencies
+    ("inj_gap", i4),   # sum over its sent flits of (send cycle - head send cycle): BookSim2's
+                       # flit latency is each flit's arrival minus its own send cycle
     ("release", i8),   # creation cycle (non-decreasing with id)
     ("injected", i8),  # head written into the local input lane
     ("head_del", i8),  # head delivered

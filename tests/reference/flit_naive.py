@@ -356,6 +356,7 @@ class NaiveFlitSim:
         self.head_delivered = [-1] * n
         self.tail_delivered = [-1] * n
         self.flit_gap = [0] * n
+        self.inj_gap = [0] * n  # sum over its flits of (send cycle - head send cycle)
         self.hops = [-1] * n
         self.next_delivered = [0] * n  # in-order check
         self.n_done = 0
@@ -728,6 +729,8 @@ class NaiveFlitSim:
                 if idx == 0:
                     self.injected[pkt] = t
                     self.hops[pkt] = 0
+                else:
+                    self.inj_gap[pkt] += t - self.injected[pkt]
                 b[1] += 1
                 if b[1] == self.len[pkt]:
                     bound[v] = None
@@ -782,6 +785,7 @@ class NaiveFlitSim:
             head_delivered=as_arr(self.head_delivered),
             tail_delivered=as_arr(self.tail_delivered),
             flit_gap=as_arr(self.flit_gap),
+            inj_gap=as_arr(self.inj_gap),
             hops=as_arr(hops),
             cycles=int(t),
             flit_hops=int(self.flit_hops),

@@ -115,6 +115,8 @@ def inject(s, b, p, bp, topo, t, w):
         tvc[x].occ += 1
         if seq == 0:
             pkts[pkt].injected = t
+        else:
+            pkts[pkt].inj_gap += t - pkts[pkt].injected
         slot = (t + 2) % bp.ring
         k = b.ev_flit_n[slot]
         b.ev_flit[slot, k, 0] = (node * p.n_ports + local) * v + vc
