@@ -63,7 +63,7 @@ def test_trace_round_trips_through_open_trace(tmp_path):
     assert ts["accepted_flits"].sum() <= ts["injected_flits"].sum()  # nothing delivered twice
     # schema 2: per-node traffic of the window, the source of the summary's fairness figures
     nodes, window = tr.nodes, tr.summary["measure_window"]
-    assert tr.schema_version == 5 and len(nodes) == 16
+    assert tr.schema_version == 6 and len(nodes) == 16
     per_node = nodes["accepted"] / (window[1] - window[0])
     assert per_node.min() == pytest.approx(tr.summary["accepted_min"])
     assert per_node.max() == pytest.approx(tr.summary["accepted_max"])

@@ -196,7 +196,7 @@ def test_the_trace_counts_terminals(tmp_path):
     simulate(Config(topology="mesh", k=2, concentration=4, pattern="uniform", rate=0.1, warmup=100, measure=500,
                     trace=str(path)))
     tr = nf.open_trace(path)
-    assert tr.schema_version == 5 and tr.config["concentration"] == 4
+    assert tr.schema_version == 6 and tr.config["concentration"] == 4
     assert len(tr.nodes) == 16 and tr.packets["dst"].max() <= 15
 
 

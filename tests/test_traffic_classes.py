@@ -142,7 +142,7 @@ def test_trace_keeps_each_packets_class_and_plots_per_class(tmp_path):
     out = run_json(f"--topology mesh --k 3 --rate 0.3 --warmup 200 --measure 800 --classes 2 --class-mix 1,3 "
                    f"--class-priority 1,0 --trace {trace}")
     tr = open_trace(trace)
-    assert tr.schema_version == 5 and tr.config["classes"] == 2 and tr.config["class_priority"] == "1,0"
+    assert tr.schema_version == 6 and tr.config["classes"] == 2 and tr.config["class_priority"] == "1,0"
     pk = tr.arrays("packets")
     window = (pk["created_cycle"] >= 200) & (pk["created_cycle"] < 1000)
     assert [int((window & (pk["class"] == c)).sum()) for c in (0, 1)] == [c["packets"] for c in out["per_class"]]

@@ -170,6 +170,12 @@ def render_flit(cfg, summary: dict) -> None:
         rows.append((f"class {c['class']} (priority {c['priority']}): offered / accepted / latency / p99",
                      " / ".join(_fmt(c.get(k), 4) for k in ("offered_load", "accepted_load", "latency_mean",
                                                              "latency_p99"))))
+    rr = summary.get("request_reply")
+    if isinstance(rr, dict):  # --closed-loop: round trips, and each message class's accepted load and latency
+        rows.append(("round trip mean / p99", f"{_fmt(rr.get('round_trip_mean'), 4)} / {_fmt(rr.get('round_trip_p99'), 4)}"))
+        for name in ("requests", "replies"):
+            rows.append((f"{name}: accepted / latency", f"{_fmt(rr[name]['accepted_load'], 4)} / "
+                                                        f"{_fmt(rr[name]['latency_mean'], 4)}"))
     control = summary.get("booksim_control")
     if isinstance(control, dict):  # --measurement booksim
         rows.append(("BookSim2 periods: warm / drain / count",

@@ -160,6 +160,7 @@ _FLAGS = ("use_noc_latency", "noq", "speculative", "wait_for_tail_credit", "vc_b
           "vc_prioritize_empty", "hold_switch_for_packet", "include_queuing")
 # Keys BookSim2 reads as one value per traffic class: a {list} gives the classes in turn.
 _PER_CLASS = ("traffic", "injection_process", "injection_rate", "packet_size", "packet_size_rate", "use_read_write",
+              "write_fraction", "read_request_size", "read_reply_size", "write_request_size", "write_reply_size",
               "measure_stats", "latency_thres", "warmup_thres", "acc_warmup_thres", "stopping_thres",
               "acc_stopping_thres")
 _INT = re.compile(r"-?[0-9]+")
@@ -320,8 +321,9 @@ def _traffic(r: _Reader, out: dict) -> None:
     out["pattern"] = _PATTERNS[traffic]
     if out["pattern"] in PERMUTATIONS:
         out["fixed_points"] = "self"  # BookSim2's permutations send a node mapped to itself to itself
-    mix = _packet_sizes(r)
-    mean = _mean_size(mix)
+    rw = _read_write(r, out)
+    mix = _packet_sizes(r) if rw is None else ((out["packet_flits"], 1),)
+    mean = _mean_size(mix) if rw is None else rw  # read/write: a request and its reply, as BookSim2 counts
     rates = r.rates
     rate = sum(rates)
     uses_flits = r.number("injection_rate_uses_flits", low=0, high=1, what=" (0 or 1)")
@@ -333,9 +335,31 @@ def _traffic(r: _Reader, out: dict) -> None:
     if r.classes > 1:  # one process at the summed rate whose packets draw their class by its rate
         out["class_mix"] = tuple(rates) if rate > 0 else None
     out["packet_size_mix"] = mix if len(mix) > 1 else None  # several sizes: no packet_flits
-    if len(mix) == 1:
+    if len(mix) == 1 and rw is None:
         out["packet_flits"] = mix[0][0]
     _injection(r, out, out["rate"] / mean)
+
+
+def _read_write(r: _Reader, out: dict) -> float | None:
+    """``use_read_write = 1``: request-reply traffic (``--closed-loop`` with no outstanding limit,
+    which BookSim2 has outside batch mode): read and write sizes, ``write_fraction`` and the
+    eight VC-range keys (-1: BookSim2's halves). Returns the flits of a transaction as BookSim2
+    counts the injection rate in (half the sum of the four sizes), or None without it."""
+    if r.number("use_read_write", low=0, high=1, what=" (0 or 1)") == 0:
+        return None
+    from netsim_fast.config.closed_loop import RW_VC_KEYS
+
+    sizes = {key: r.number(key, low=1, what=" flits") for key in
+             ("read_request_size", "read_reply_size", "write_request_size", "write_reply_size")}
+    out.update(closed_loop=True, outstanding=0, packet_flits=sizes["read_request_size"],
+               reply_flits=sizes["read_reply_size"], write_request_flits=sizes["write_request_size"],
+               write_reply_flits=sizes["write_reply_size"],
+               write_fraction=r.number("write_fraction", float, low=0, high=1))
+    vcs = int(out.get("vcs", r.number("num_vcs", low=1)))
+    ranges = [r.number(key) for key in RW_VC_KEYS]
+    halves = (0, vcs // 2 - 1, 0, vcs // 2 - 1, vcs // 2, vcs - 1, vcs // 2, vcs - 1)
+    out["rw_vcs"] = tuple(halves[i] if x < 0 else x for i, x in enumerate(ranges))
+    return sum(sizes.values()) / 2
 
 
 def _classes(r: _Reader, out: dict) -> None:

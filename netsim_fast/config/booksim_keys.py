@@ -63,7 +63,6 @@ injection_rate_uses_flits i  0          S  injection_rate counts flits
 packet_size               is 1          S  flits per packet, or a {{list}} of sizes
 packet_size_rate          is 1          S  weights of the packet sizes
 injection_process         s  bernoulli  S  bernoulli, or on_off (its chain from burst_alpha, burst_beta, burst_r1, or on_off(ALPHA,BETA[,R1]))
-use_read_write            is 0          S= request-reply traffic: only 0
 measure_stats             is 1          S= statistics of the class: only 1
 sim_type                  s  latency    S  latency, throughput, or batch (--batch batch_size, every packet as soon as the source queue takes it)
 warmup_periods            i  3          S  sample periods of warm-up at least
@@ -108,18 +107,19 @@ burst_alpha,burst_beta    f  0.5        S  on_off: probability per cycle of turn
 burst_r1                  f  -1.0       S  on_off: packets per cycle while on (negative: derived from the rate)
 batch_size                i  1000       S  batch mode: packets per node (--batch)
 batch_count               i  1          S= batches per run: only 1 (--seeds repeats a batch)
-max_outstanding_requests  i  0          S= batch mode's closed loop: only 0 (no limit)
-write_fraction            fs 0.5        S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-read_request_begin_vc     i  0          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-read_request_end_vc       i  5          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-write_request_begin_vc    i  2          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-write_request_end_vc      i  7          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-read_reply_begin_vc       i  8          S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-read_reply_end_vc         i  13         S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-write_reply_begin_vc      i  10         S  request-reply traffic: no effect while use_read_write = 0, the only value supported
-write_reply_end_vc        i  15         S  request-reply traffic: no effect while use_read_write = 0, the only value supported
+use_read_write            is 0          S  request-reply traffic (--closed-loop with no outstanding limit; one traffic class)
+max_outstanding_requests  i  0          S= batch mode's closed loop: only 0 (no limit); BookSim2 reads it in batch mode only
+write_fraction            fs 0.5        S  use_read_write: share of requests that are writes (--write-fraction)
+read_request_begin_vc     i  0          S  use_read_write: first VC of read requests (--rw-vcs; -1: 0)
+read_request_end_vc       i  5          S  use_read_write: last VC of read requests (-1: num_vcs/2 - 1)
+write_request_begin_vc    i  2          S  use_read_write: first VC of write requests (-1: 0)
+write_request_end_vc      i  7          S  use_read_write: last VC of write requests (-1: num_vcs/2 - 1)
+read_reply_begin_vc       i  8          S  use_read_write: first VC of read replies (-1: num_vcs/2)
+read_reply_end_vc         i  13         S  use_read_write: last VC of read replies (-1: num_vcs - 1)
+write_reply_begin_vc      i  10         S  use_read_write: first VC of write replies (-1: num_vcs/2)
+write_reply_end_vc        i  15         S  use_read_write: last VC of write replies (-1: num_vcs - 1)
 read_request_subnet,read_reply_subnet,write_request_subnet,write_reply_subnet i 0 S= request-reply subnets: only 0 (one subnet)
-read_request_size,read_reply_size,write_request_size,write_reply_size is 1 S request-reply traffic: no effect while use_read_write = 0, the only value supported
+read_request_size,read_reply_size,write_request_size,write_reply_size is 1 S use_read_write: flits of each packet type (--packet-flits, --reply-flits, --write-request-flits, --write-reply-flits)
 """
 # Not BookSim2 options, listed so that every key of its example files is published: two that its
 # runfiles still set (BookSim2 stops on them) and the keys of its power technology file.

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from netsim_fast.checks import unknown_choice
 from netsim_fast.config._helpers import reject_unless_default as _reject_unless_default
 from netsim_fast.config.booksim_router import BooksimFields, validate_booksim
+from netsim_fast.config.closed_loop import ClosedLoopFields, validate_closed_loop
 from netsim_fast.config.output import OutputFields, validate_output
 from netsim_fast.config.packet import PacketFields, _validate_packet_options
 from netsim_fast.config.router import (
@@ -31,7 +32,8 @@ from netsim_fast.config.workload import WorkloadFields, _validate_pattern_name, 
 
 
 @dataclass(frozen=True, kw_only=True)
-class Config(OutputFields, RunControlFields, PacketFields, WorkloadFields, BooksimFields, RouterFields, TopologyFields):
+class Config(OutputFields, RunControlFields, PacketFields, ClosedLoopFields, WorkloadFields, BooksimFields, RouterFields,
+             TopologyFields):
     """An experiment: topology, routing, workload, engine parameters, seed and output.
 
     Only the topology part is read by ``netsim-fast topo``; ``netsim-fast run`` reads it all.
@@ -92,6 +94,7 @@ def _normalise_and_validate(cfg: Config) -> None:
     validate_booksim(cfg)
     _validate_packet_options(cfg)
     _validate_workload(cfg)
+    validate_closed_loop(cfg)
     _validate_measurement(cfg)
     validate_output(cfg)
     validate_memory(cfg)

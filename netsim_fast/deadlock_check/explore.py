@@ -120,7 +120,7 @@ def _rows_at(p, radix, wrap, coord, dim_port, route_mask, custom_rows, custom_n,
     pkts[0].src = src * p.conc  # the routers' first terminals: candidate_rows maps terminals to routers
     pkts[0].dst = dst * p.conc
     pkts[0].hops = h
-    return candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, 0, out)
+    return candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, mid[:0], 0, out)
 
 
 @njit(**JIT)

@@ -124,7 +124,7 @@ def _priority_first(inl, in_buf, va_lane, n, cls, class_pri):
 
 
 @njit(**KERNEL_INLINE)
-def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
+def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
                  coord, dim_port, route_mask, p, t, node):
     """Stage 7 (b) at one router: routed headers request output VCs, oldest packet first (or
     round-robin). Returns an error code."""
@@ -179,7 +179,7 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, cls, class_pri, conn_list,
     for i in range(n):
         lane = va_lane[i]
         pkt = flit_packet(in_buf[lane, inl[lane].head])
-        n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
+        n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, kind, pkt, rows)
         if n_rows == 0:
             cnt[C_ERR_CYCLE] = t
             cnt[C_ERR_LANE] = lane

@@ -43,7 +43,8 @@ def booksim_statistics(pk: dict, win_start: int, win_end: int, n_nodes: int) -> 
     created, injected = pk["created_cycle"], pk["injected_cycle"]
     head, tail, size = pk["head_arrival_cycle"], pk["tail_arrival_cycle"], pk["size_flits"].astype(np.int64)
     length = max(win_end - win_start, 1)
-    measured = (created >= win_start) & (created < win_end) & (tail >= 0)
+    born = pk.get("request_created_cycle", created)  # closed loop: a reply is measured with its request
+    measured = (born >= win_start) & (born < win_end) & (tail >= 0)
     sampled = (head >= win_start) & (tail >= 0)  # every flit arrived after the last clear
     head_flit = head[sampled] - injected[sampled]
     flit_sum = size[sampled] * head_flit + pk["flit_gap_sum"][sampled] - pk["flit_inject_gap_sum"][sampled]

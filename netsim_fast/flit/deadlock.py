@@ -142,7 +142,7 @@ def wait_for_graph(state, params, topo, t: int) -> WaitForGraph:
             continue  # a routing unit will take it
         pkt = flit_packet(front)
         n_rows = candidate_rows(params, a.radix, a.wrap, a.coord, a.dim_port, state.route_mask, node, pkts,
-                                state.mid, pkt, rows)
+                                state.mid, state.kind, pkt, rows)
         from_source = (lane // V) % P >= first_local
         alternatives = []
         for r in range(n_rows):

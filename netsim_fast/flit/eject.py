@@ -19,6 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
+from netsim_fast.flit.closed_loop import tail_delivered
 from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit, top_ready_lane
 from netsim_fast.flit.state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_PKT, C_FLITS_OUT, C_GLOBAL_PHASE, C_LAST_DELIVERY, C_WIN_FLITS_OUT,
@@ -27,9 +28,10 @@ from netsim_fast.flit.state import (
 
 
 @njit(**KERNEL_JIT)
-def deliver(pkts, ts_accepted, cnt, cls, cls_out, w, win_start, win_end, debug, flit, when):
+def deliver(pkts, ts_accepted, cnt, cls, cls_out, born, w, win_start, win_end, debug, flit, when):
     """A flit reaches its destination node at cycle ``when`` (window ``w``); returns an error code.
-    With several traffic classes (``cls`` not empty) it counts in its class's ``cls_out`` too."""
+    With several traffic classes (``cls`` not empty) it counts in its class's ``cls_out`` too;
+    closed loop (``born`` not empty): a packet's window is its request's (flit/closed_loop.py)."""
     pkt = flit_packet(flit)
     seq = (flit & CODE_MASK) >> 1
     if debug and seq != pkts[pkt].ejected:
@@ -52,7 +54,7 @@ def deliver(pkts, ts_accepted, cnt, cls, cls_out, w, win_start, win_end, debug, 
         cnt[C_DELIVERED] += 1
         if when > cnt[C_LAST_DELIVERY]:
             cnt[C_LAST_DELIVERY] = when
-        rel = pkts[pkt].release
+        rel = born[pkt] if born.shape[0] else pkts[pkt].release
         if rel >= win_start and rel < win_end:
             cnt[C_WIN_OPEN] -= 1
     return ERR_OK
@@ -116,9 +118,11 @@ def eject_lanes(s, p, t, w):
             nodes[node].flits -= 1
             nodes[term].rr_eject = 0 if served + 1 == v else served + 1
             flit = ol_buf[out, pos].flit
-            err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, w, p.win_start, p.win_end, p.debug, flit, t)
+            err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, s.born, w, p.win_start, p.win_end, p.debug, flit, t)
             if err != ERR_OK:
                 return err
+            if p.closed_loop and is_tail(flit):
+                tail_delivered(s, flit_packet(flit), t)
             if is_tail(flit) and p.sync != SYNC_NONE:
                 complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
     return ERR_OK
@@ -133,9 +137,11 @@ def eject_iq(s, p, t, w):
     now = t % p.ring
     for i in range(ev_eject_n[now]):
         flit = ev_eject[now, i]
-        err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, w, p.win_start, p.win_end, p.debug, flit, t)
+        err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, s.born, w, p.win_start, p.win_end, p.debug, flit, t)
         if err != ERR_OK:
             return err
+        if p.closed_loop and is_tail(flit):
+            tail_delivered(s, flit_packet(flit), t)
         if is_tail(flit) and p.sync != SYNC_NONE:
             complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
     ev_eject_n[now] = 0

@@ -164,9 +164,9 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
                             ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
                             arrival_slot, credit_slot, eject_slot, node)
         if nodes[node].waiting > 0:
-            route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, radix, wrap, coord,
+            route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, s.kind, route_free, rows, radix, wrap, coord,
                           dim_port, topo.nbr, route_mask, p, t, node)
-            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
+            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, s.kind, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
                                coord, dim_port, route_mask, p, t, node)
             if err != ERR_OK:
                 return err
@@ -186,7 +186,9 @@ def advance(s, p, topo, t_end):
     while t < t_end:
         w = t // p.window
         arrivals(s, p, t, t % p.ring)
-        release(s, p, t)
+        err = release(s, p, t)
+        if err != ERR_OK:
+            return err
         if p.router == ROUTER_LANES:
             err = eject_lanes(s, p, t, w)
             arrival_slot = (t + p.t_link) % p.ring

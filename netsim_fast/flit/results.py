@@ -131,12 +131,19 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     if stopped_in_warmup:  # no window opened: measure the warm-up that ran
         win_start, win_end = 0, run.cycles
     length = max(win_end - win_start, 1)
-    in_window = (pk["created_cycle"] >= win_start) & (pk["created_cycle"] < win_end)
+    closed = "kind" in pk  # request-reply: a window's packets are its requests and their replies
+    if closed:
+        from netsim_fast.flit import closed_loop_results as clr
+
+        in_window = clr.window_packets(pk, win_start, win_end)
+    else:
+        in_window = (pk["created_cycle"] >= win_start) & (pk["created_cycle"] < win_end)
     delivered = pk["tail_arrival_cycle"] >= 0
     tail_in_window = delivered & (pk["tail_arrival_cycle"] >= win_start) & (pk["tail_arrival_cycle"] < win_end)
     # packets dropped at a full --source-queue were offered too (they are in no packet table)
     dropped_flits = int(state.cnt[fs.C_DROPPED_FLITS if stopped_in_warmup else fs.C_WIN_DROPPED_FLITS])
-    offered = float(pk["size_flits"][in_window].sum() + dropped_flits) / (n * length)
+    offered_flits = clr.offered_flits(pk, state, in_window) if closed else pk["size_flits"][in_window].sum()
+    offered = float(offered_flits + dropped_flits) / (n * length)
     if stopped_in_warmup:
         accepted = float(pk["size_flits"][tail_in_window].sum()) / (n * length)
     else:
@@ -148,7 +155,9 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
     measured = in_window & delivered
     lat = latency_summary(pk["created_cycle"][measured], pk["injected_cycle"][measured],
                           pk["tail_arrival_cycle"][measured], pk["hops"][measured])
-    if saturated:
+    # a closed loop that drained keeps its latencies: its sources throttle, latency stays bounded
+    null_latency = saturated and not (closed and drained and run.stop_reason == "completed")
+    if null_latency:
         for key in LATENCY_WHEN_SATURATED:
             lat[key] = None
     util = state.port["link_flits"] * cfg.t_link / max(run.cycles, 1)
@@ -180,6 +189,7 @@ def summarize(run, cfg, capacity: float, capacity_method: str) -> dict:
         "packets_delivered": int(measured.sum()),
         **({"per_class": classes} if (classes := per_class(pk, cfg, in_window, delivered, win_start, win_end, n,
                                                             cfg.cycles is not None)) else {}),
+        **(clr.request_reply_keys(pk, state, cfg, in_window, win_start, win_end, n, null_latency) if closed else {}),
         "flit_hops": flit_hops,
         # a 1-stage butterfly (one router) has no link
         "link_utilization_mean": float(util[real_links].mean()) if real_links.any() else 0.0,

@@ -40,6 +40,9 @@ def _columns(state, end: int) -> dict:
     out = {name: np.ascontiguousarray(pkt[field][kept]) for name, field in COLUMNS.items()}
     if state.cls.shape[0]:
         out["class"] = np.ascontiguousarray(state.cls[:end][kept])
+    if state.kind.shape[0]:  # closed loop: request or reply, and its request's creation cycle
+        out["kind"] = np.ascontiguousarray(state.kind[:end][kept])
+        out["request_created_cycle"] = np.ascontiguousarray(state.born[:end][kept])
     return out
 
 
@@ -97,7 +100,7 @@ def _renumber(state, shift: int) -> None:
     n = int(cnt[fs.C_NPKT])
     pkt[: n - shift] = pkt[shift:n]
     pkt[n - shift: n] = fs.new_packets(shift)  # fresh records for the slots appended next
-    for side, fill in ((state.mid, fs.NONE), (state.cls, 0)):  # intermediate groups, classes
+    for side, fill in ((state.mid, fs.NONE), (state.cls, 0), (state.kind, 0), (state.born, 0)):  # beside PACKET
         if side.shape[0]:  # move with their packets
             side[: n - shift] = side[shift:n]
             side[n - shift: n] = fill

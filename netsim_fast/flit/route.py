@@ -22,7 +22,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import flit_packet, port_bit
-from netsim_fast.flit.state import NONE
+from netsim_fast.flit.state import KIND_READ_REPLY, NONE
 from netsim_fast.routing import DEST_TAG, DIM_ADAPTIVE, UGAL_G, UGAL_L, UPDOWN, VALIANT
 from netsim_fast.routing.dispatch import next_hops
 from netsim_fast.routing.dragonfly_valiant import choose_ugal, nonmin_next_hops
@@ -32,12 +32,25 @@ from netsim_fast.routing.updown import updown_next_hops
 
 
 @njit(**KERNEL_JIT)
-def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows):
+def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, kind, pkt, rows):
     """The routing function's rows for packet ``pkt``'s header at ``node`` (at its destination
     terminal's router: that terminal's local port). The routing functions see routers: a
     packet's source and destination terminals are replaced by their routers (the destination's
-    ejection router: ``eject_shift`` routers on, on the butterfly)."""
+    ejection router: ``eject_shift`` routers on, on the butterfly). Closed loop
+    (``p.rr_vcs``): the routing sees ``rr_vcs`` VCs, which are a request's; a reply's rows are
+    moved up by ``rr_vcs`` (``kind``: the packets' kinds; empty, every packet is a request)."""
+    n = _rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
+    if p.rr_vcs and kind.shape[0] and kind[pkt] >= KIND_READ_REPLY:
+        for r in range(n):
+            rows[r, 1] += p.rr_vcs
+            rows[r, 2] += p.rr_vcs
+    return n
+
+
+@njit(**KERNEL_JIT)
+def _rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows):
     dst, src = pkts[pkt].dst, pkts[pkt].src
+    v = p.rr_vcs if p.rr_vcs else p.n_vcs
     local = p.n_ports - 1
     if p.conc > 1:  # terminals to their routers; the destination terminal's own local port
         local = p.n_ports - p.conc + dst % p.conc
@@ -45,25 +58,25 @@ def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid,
     if dst == node:
         rows[0, 0] = local
         rows[0, 1] = 0
-        rows[0, 2] = p.n_vcs - 1
+        rows[0, 2] = v - 1
         rows[0, 3] = 0
         return 1
     if p.routing == UPDOWN:  # the choice among its ports reads the packet's terminals and creation cycle
-        return updown_next_hops(route_mask, p.n_vcs, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
+        return updown_next_hops(route_mask, v, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
                                 pkts[pkt].release, pkts[pkt].hops, rows)
     if p.routing == DEST_TAG:  # the butterfly's one path, every VC
-        return dest_tag_next_hops(route_mask, p.n_vcs, node, dst, rows)
+        return dest_tag_next_hops(route_mask, v, node, dst, rows)
     if p.routing >= DIM_ADAPTIVE:  # dim-adaptive, min-adaptive: minimal and dimension-order rows of the table
-        return adaptive_next_hops(p.routing, route_mask, p.n_nodes, p.n_vcs, node, dst, rows)
+        return adaptive_next_hops(p.routing, route_mask, p.n_nodes, v, node, dst, rows)
     if p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group
         return nonmin_next_hops(route_mask, p.class_vcs, p.group_routers, p.n_nodes, node, src, dst,
                                 pkts[pkt].hops, mid[pkt], rows)
-    return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, p.n_vcs, node,
+    return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, v, node,
                      src, dst, pkts[pkt].hops, rows)
 
 
 @njit(**KERNEL_INLINE)
-def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, radix, wrap, coord, dim_port,
+def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, kind, route_free, rows, radix, wrap, coord, dim_port,
                   nbr, route_mask, p, t, node):
     """Stage 7 (a) at one router: free routing units compute the routes of new headers,
     round-robin."""
@@ -100,7 +113,7 @@ def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, route_free, rows, 
                 mid[pkt] = choose_ugal(route_mask, nbr, inl, outl, ports, p.group_routers, p.n_nodes, p.n_ports,
                                        p.n_vcs, p.buf, pkts[pkt].src // p.conc, pkts[pkt].dst // p.conc, mid[pkt],
                                        p.routing == UGAL_G)
-            n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
+            n_rows = candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, kind, pkt, rows)
             cand = np.int64(0)
             for r in range(n_rows):
                 cand |= port_bit(rows[r, 0])

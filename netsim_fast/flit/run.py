@@ -72,11 +72,31 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         sync=fs.SYNCS[sync], src_queue=cfg.source_queue or 0, conc=topo.concentration,
         group_routers=int(topo.params["group_routers"]) if nonmin and topo.kind == "dragonfly" else 0, wire_max=wire_max, classes=cfg.classes,
         up_choice=UP_CHOICES[cfg.up_port] if cfg.routing == "updown" else 0, eject_shift=topo.eject_shift,
+        closed_loop=int(cfg.closed_loop), outstanding=cfg.outstanding if cfg.closed_loop else 0,
+        rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
 
 
+def _class_vcs(cfg) -> int:
+    """Closed loop on the lanes and iq routers: the VCs of each message class (V/2), else 0."""
+    return cfg.vcs // 2 if cfg.closed_loop else 0
+
+
 def routing_table(cfg, topo, table=None):
-    """(port mask, VCs per hop class) of a table routing; (None, 0) for the grid routings."""
+    """(port mask, VCs per hop class) of a table routing; (None, 0) for the grid routings.
+    Closed loop: the classes share a message class's V/2 VCs."""
+    if not cfg.closed_loop or cfg.router == "booksim":
+        return _routing_table(cfg, topo, cfg.vcs, table)
+    from netsim_fast.errors import ConfigError
+
+    try:
+        return _routing_table(cfg, topo, cfg.vcs // 2, table)
+    except ConfigError as exc:
+        raise ConfigError(f"--vcs {cfg.vcs} with --closed-loop gives requests and replies {cfg.vcs // 2} VC(s) "
+                          f"each, too few for the routing: {exc}") from None
+
+
+def _routing_table(cfg, topo, vcs, table):
     from netsim_fast.routing import NONMIN_ROUTINGS, TABLE_ROUTINGS
 
     if cfg.routing in NONMIN_ROUTINGS and cfg.router != "booksim":
@@ -97,17 +117,17 @@ def routing_table(cfg, topo, table=None):
     if cfg.routing == "updown":  # every VC at every hop: up*/down* needs no VC classes
         from netsim_fast.routing.updown import updown_table
 
-        return (table if table is not None else updown_table(topo)).port_mask, cfg.vcs
+        return (table if table is not None else updown_table(topo)).port_mask, vcs
     if cfg.routing not in TABLE_ROUTINGS:
         return None, 0
     from netsim_fast.routing.tables import check_hop_classes, route_table
 
     if topo.kind == "fly":  # destination tag: every VC at every hop (routing/fly.py)
-        return (table if table is not None else route_table(topo, cfg.routing)).port_mask, cfg.vcs
+        return (table if table is not None else route_table(topo, cfg.routing)).port_mask, vcs
 
     if table is None:
         table = route_table(topo, cfg.routing, cfg.loops)
-    return table.port_mask, check_hop_classes(table, cfg.routing, cfg.vcs, cfg.inject_vcs)
+    return table.port_mask, check_hop_classes(table, cfg.routing, vcs, cfg.inject_vcs)
 
 
 def intermediate_groups(cfg, topo, params, src, chunk: int):
@@ -206,6 +226,12 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                          route_mask=route_mask, wire=wire)
     if cfg.classes > 1:
         state = fs.set_classes(state, class_priorities(cfg))
+    if cfg.closed_loop:
+        from netsim_fast.flit import closed_loop as cl
+
+        state = cl.set_reply_sizes(state, cfg.reply_flits, cfg.write_reply_flits)
+        if cfg.router == "booksim":
+            state = cl.set_vc_ranges(state, cfg.rw_vcs)
     traffic, retired = None, None
     if packets is not None:
         state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release, packets.phase,
@@ -249,10 +275,15 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
 
                 while next_chunk * CHUNK_CYCLES < t_end:
                     src, dst, length, rel = traffic.chunk(next_chunk)
-                    state = fs.append_packets(state, src, dst, length, rel,
-                                              mid=intermediate_groups(cfg, topo, params, src, next_chunk),
-                                              cls=packet_classes(cfg, next_chunk, src.size))
+                    if cfg.closed_loop:  # request candidates: the kernel creates the packets
+                        state = _append_candidates(cfg, state, next_chunk, src, dst, length, rel)
+                    else:
+                        state = fs.append_packets(state, src, dst, length, rel,
+                                                  mid=intermediate_groups(cfg, topo, params, src, next_chunk),
+                                                  cls=packet_classes(cfg, next_chunk, src.size))
                     next_chunk += 1
+            if cfg.closed_loop:
+                state = fs.ensure_packet_capacity(state, cl.packets_needed(state, t_end))
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
             err = advance(state, params, topo.arrays, t_end)
             t = int(state.cnt[fs.C_CYCLE])
@@ -305,6 +336,15 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     return run
 
 
+def _append_candidates(cfg, state, chunk, src, dst, length, rel):
+    """Closed loop: a chunk's request candidates, each a read or (``--write-fraction``) a write."""
+    from netsim_fast.flit import closed_loop as cl
+
+    kind = cl.candidate_kinds(cfg, chunk, src.size)
+    length = np.where(kind == fs.KIND_WRITE, cfg.write_request_flits, length).astype(np.int32)
+    return cl.append_candidates(state, src, dst, length, rel, kind)
+
+
 def _apply_control(control, action: str, state, params, limit: int):
     """What BookSim2's sample-period control decided at a check: the new parameters (measured
     window), the cycle limit (the drain's bound) and a stop reason (None: go on)."""
@@ -350,6 +390,7 @@ def describe_error(err: int, state, params, topo, knot: list | None = None) -> s
         fs.ERR_OVERFLOW: f"input lane overflow at cycle {t} on {_lane_name(lane, params, topo)}",
         fs.ERR_ORDER: (f"flits of a packet delivered out of order at cycle {t} at router "
                        f"{int(state.pkt['dst'][pkt])} (its destination)"),
+        fs.ERR_CAPACITY: f"closed loop: no packet record free for a request or reply at cycle {t}",
         fs.ERR_NO_ROUTE: (f"routing gave no candidate for a packet from node {int(state.pkt['src'][pkt])} to "
                           f"{int(state.pkt['dst'][pkt])} at cycle {t} on {_lane_name(lane, params, topo)}"),
     }

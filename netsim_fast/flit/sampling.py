@@ -114,12 +114,13 @@ class BookSimControl:
         k = self.classes
         cls = state.cls[self.first_open:n] if k > 1 else np.zeros(pkt.size, np.int64)
         release = pkt["release"]
+        born = state.born[self.first_open:n] if state.born.shape[0] else release  # closed loop: its request's
         tail = pkt["tail_del"]
         new = (tail >= self.last_check) & (tail < t)
         if self.phase != WARMING_UP:  # only the measured packets count once warmed up
-            new &= release >= self.warm_time
+            new &= born >= self.warm_time
             if self.drain_time is not None:
-                new &= release < self.drain_time
+                new &= born < self.drain_time
         self.latency_sum += np.bincount(cls[new], weights=(tail[new] - release[new]).astype(float), minlength=k)
         self.latency_count += np.bincount(cls[new], minlength=k)
         live = pkt["injected"] != fs.DROPPED
@@ -236,7 +237,8 @@ def close_window(state, params, control: BookSimControl):
     t_d = control.drain_time
     released = int(state.cnt[fs.C_NEXT_RELEASE])
     pkt = state.pkt[:released]
-    measured = (pkt["release"] >= control.warm_time) & (pkt["release"] < t_d)
+    born = state.born[:released] if state.born.shape[0] else pkt["release"]  # closed loop: its request's
+    measured = (born >= control.warm_time) & (born < t_d)
     state.cnt[fs.C_WIN_OPEN] = int((measured & (pkt["tail_del"] < 0) & (pkt["injected"] != fs.DROPPED)).sum())
     if not control.latency_mode:
         state.cnt[fs.C_NPKT] = released  # created but not yet released: never created

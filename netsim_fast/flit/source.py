@@ -9,7 +9,10 @@
   With several traffic classes the queue is kept in priority order instead, first in first out
   within a priority: a packet is linked in behind the last queued packet of its own or a higher
   priority (``s.q_last``, one per priority level), so a high-priority packet overtakes the
-  low-priority backlog of its source (docs/flit-engine.md, "Traffic classes");
+  low-priority backlog of its source (docs/flit-engine.md, "Traffic classes"). Closed loop
+  (``p.closed_loop``): the stage first creates the cycle's replies and requests
+  (flit/closed_loop.py), and a reply is linked in behind the replies queued at its source,
+  ahead of every queued request;
 - ``inject_node`` binds the queue's head packet to the lowest free local lane (``s.inj``) once
   its ``--sync`` phase is open, and writes one flit per cycle into the router's local input
   lanes (``s.inl``, ``s.in_buf``), round-robin over the bound packets (``node.rr_inject``;
@@ -22,22 +25,29 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
+from netsim_fast.flit.closed_loop import create_packets
 from netsim_fast.flit.flits import make_flit, push_input
 from netsim_fast.flit.state import (
     C_DROPPED, C_DROPPED_FLITS, C_FLITS_IN, C_GLOBAL_PHASE, C_NEXT_RELEASE, C_NPKT, C_QUEUED, C_WIN_DROPPED_FLITS,
-    C_WIN_OPEN, DROPPED, NONE, SYNC_LOCAL, SYNC_NONE,
+    C_WIN_OPEN, DROPPED, ERR_OK, KIND_READ_REPLY, NONE, SYNC_LOCAL, SYNC_NONE,
 )
 
 
 @njit(**KERNEL_STAGE_JIT)
 def release(s, p, t):
-    """Stage 2: packets created at ``t`` join the tail of their source queue, in packet-id order."""
+    """Stage 2: packets created at ``t`` join the tail of their source queue, in packet-id order
+    (closed loop: created first, flit/closed_loop.py). Returns an ``ERR_*`` code."""
     cnt, pkts, nodes = s.cnt, s.pkt, s.node
+    if p.closed_loop:
+        err = create_packets(s, p, t)
+        if err != ERR_OK:
+            return err
     k = cnt[C_NEXT_RELEASE]
     n = cnt[C_NPKT]
     while k < n and pkts[k].release <= t:
         node = pkts[k].src
-        in_window = pkts[k].release >= p.win_start and pkts[k].release < p.win_end
+        born = s.born[k] if p.closed_loop else pkts[k].release  # closed loop: the request's window
+        in_window = born >= p.win_start and born < p.win_end
         if p.src_queue > 0 and nodes[node].queued >= p.src_queue:
             pkts[k].injected = DROPPED
             cnt[C_DROPPED] += 1
@@ -49,6 +59,8 @@ def release(s, p, t):
         nodes[node].queued += 1
         if p.classes > 1:
             _link_by_priority(nodes, pkts, s.q_last, s.class_level[s.cls[k]], node, k)
+        elif p.closed_loop:  # replies (level 0) ahead of the requests (level 1) waiting
+            _link_by_priority(nodes, pkts, s.q_last, 0 if s.kind[k] >= KIND_READ_REPLY else 1, node, k)
         elif nodes[node].src_tail == NONE:
             nodes[node].src_head = k
             nodes[node].src_tail = k
@@ -60,6 +72,7 @@ def release(s, p, t):
             cnt[C_WIN_OPEN] += 1
         k += 1
     cnt[C_NEXT_RELEASE] = k
+    return ERR_OK
 
 
 @njit(**KERNEL_INLINE)
@@ -95,6 +108,10 @@ def pop_source(nodes, pkts, q_last, cls, class_level, classes, term):
         level = class_level[cls[head]]
         if q_last[term, level] == head:
             q_last[term, level] = NONE
+    elif q_last.shape[0]:  # closed loop: the levels of replies and requests
+        for level in range(q_last.shape[1]):
+            if q_last[term, level] == head:
+                q_last[term, level] = NONE
 
 
 @njit(**KERNEL_INLINE)

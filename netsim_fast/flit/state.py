@@ -52,6 +52,7 @@ ERR_CREDIT = 3
 ERR_OVERFLOW = 4
 ERR_ORDER = 5
 ERR_NO_ROUTE = 6
+ERR_CAPACITY = 7     # closed loop: no free packet record for a request or reply (flit/closed_loop.py)
 
 # indices into FlitState.cnt
 C_CYCLE = 0          # next cycle to simulate
@@ -74,7 +75,13 @@ C_MAX_WAIT = 16       # longest a lane's front has waited, as the watchdog scans
 C_DROPPED = 17        # packets dropped at release because their source queue was full (--source-queue)
 C_DROPPED_FLITS = 18  # ... their flits
 C_WIN_DROPPED_FLITS = 19  # ... flits of those created in the measurement window
-N_COUNTERS = 20
+C_NCAND = 20          # closed loop: request candidates present in FlitState.cand
+C_NEXT_CAND = 21      # ... first candidate not yet drawn (flit/closed_loop.py)
+C_NPEND = 22          # ... requests delivered whose reply is not yet created (FlitState.pend)
+C_SKIPPED = 23        # ... candidates not issued: their terminal had --outstanding requests out
+C_SKIPPED_FLITS = 24  # ... their flits, request and reply
+C_WIN_SKIPPED_FLITS = 25  # ... of those drawn in the measurement window
+N_COUNTERS = 26
 
 DROPPED = -2          # PACKET.injected of a packet dropped at its full source queue
 
@@ -158,6 +165,10 @@ PACKET = np.dtype([
 
 INJ = np.dtype([("pkt", i4), ("sent", i4)])  # packet bound to a local input lane, flits written
 
+# closed loop (flit/closed_loop.py): a request candidate, drawn by the open-loop process
+CAND = np.dtype([("src", i4), ("dst", i4), ("len", i4), ("kind", i4), ("release", i8)], align=True)
+KIND_ANY, KIND_READ, KIND_WRITE, KIND_READ_REPLY, KIND_WRITE_REPLY = 0, 1, 2, 3, 4  # BookSim2's flit types
+
 
 class FlitParams(NamedTuple):
     """Scalar parameters of a run (all int64 inside the kernel)."""
@@ -202,6 +213,10 @@ class FlitParams(NamedTuple):
     up_choice: int = 0    # updown: how a router picks among its candidate ports (routing/updown.py)
     eject_shift: int = 0  # terminal t ejects at router t // conc + eject_shift (the butterfly's last
                           # stage; Topology.eject_shift), through the same local port it injects at
+    closed_loop: int = 0  # 1: request-reply traffic (--closed-loop; flit/closed_loop.py)
+    outstanding: int = 0  # closed loop: requests a terminal keeps outstanding at most; 0 = no limit
+    rr_vcs: int = 0       # closed loop on lanes and iq: VCs of each message class (requests on
+                          # 0 .. rr_vcs-1, replies on rr_vcs .. 2 rr_vcs-1); 0: not split
 
 
 class FlitState(NamedTuple):
@@ -248,7 +263,18 @@ class FlitState(NamedTuple):
     cls_out: np.ndarray       # int64[K] flits delivered of each class (several classes; BookSim2's
                               # per-class accepted rate, flit/sampling.py)
     q_last: np.ndarray        # int32[T, K] last packet of each priority level in each source queue
-                              # (NONE: none), where a newly released packet is linked in (flit/source.py)
+                              # (NONE: none), where a newly released packet is linked in (flit/source.py);
+                              # closed loop: two levels, replies then requests
+    cand: np.ndarray          # CAND[capC] closed loop: request candidates by draw cycle (else empty)
+    born: np.ndarray          # int64[cap] closed loop: creation cycle of the packet's request (a
+                              # request's own), beside PACKET; empty otherwise
+    kind: np.ndarray          # int32[cap] closed loop: KIND_* of each packet, beside PACKET; empty otherwise
+    outstanding: np.ndarray   # int32[T] closed loop: requests of each terminal without their reply
+    pend: np.ndarray          # int64[T*E+1, 5] closed loop: delivered requests awaiting their reply
+                              # (reply src, reply dst, reply kind, request arrival, request born)
+    reply_len: np.ndarray     # int32[5] closed loop: reply flits by request kind (0 for others)
+    rw_vc: np.ndarray         # int32[5, 2] (first VC, VC count) of each kind (booksim router: BookSim2's
+                              # *_begin_vc, *_end_vc); every row (0, V) but with --closed-loop there
 
 
 def ring_size(t_link: int, t_crossbar: int, credit_delay: int, wire_max: int = 0) -> int:
@@ -334,7 +360,14 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         class_pri=np.zeros(p.classes, i8),
         class_level=np.zeros(p.classes, i4),
         cls_out=np.zeros(p.classes, i8),
-        q_last=np.full((terms, p.classes) if p.classes > 1 else (0, 1), NONE, i4),
+        q_last=np.full((terms, p.classes) if p.classes > 1 else (terms, 2) if p.closed_loop else (0, 1), NONE, i4),
+        cand=_records(0, CAND),
+        born=np.zeros(packet_capacity if p.closed_loop else 0, i8),
+        kind=np.zeros(packet_capacity if p.closed_loop else 0, i4),
+        outstanding=np.zeros(terms if p.closed_loop else 0, i4),
+        pend=np.zeros((terms * p.eject_rate + 1 if p.closed_loop else 0, 5), i8),
+        reply_len=np.zeros(5, i4),
+        rw_vc=np.array([[0, v]] * 5, i4),
     )
 
 
@@ -372,10 +405,10 @@ def ensure_packet_capacity(state: FlitState, needed: int) -> FlitState:
     grown = new_packets(max(needed, 2 * cap, 1024))
     grown[:cap] = state.pkt
     side = {}  # the per-packet arrays beside PACKET grow with it
-    for name, fill in (("mid", NONE), ("cls", 0)):
+    for name, fill in (("mid", NONE), ("cls", 0), ("born", 0), ("kind", 0)):
         old = getattr(state, name)
         if old.shape[0]:
-            side[name] = np.full(grown.shape[0], fill, i4)
+            side[name] = np.full(grown.shape[0], fill, old.dtype)
             side[name][: old.shape[0]] = old
     return state._replace(pkt=grown, **side)
 

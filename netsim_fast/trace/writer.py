@@ -1,6 +1,7 @@
 """Write a run's trace to HDF5, atomically: a temporary file renamed into place when complete.
 
-Layout (schema version 5; version 4 had no traffic classes (``classes``, ``class_mix``,
+Layout (schema version 6; version 5 had no request-reply traffic (``closed_loop`` and its
+options in ``config``, ``kind`` and ``request_created_cycle`` in ``/packets``), version 4 had no traffic classes (``classes``, ``class_mix``,
 ``class_priority`` in ``config``, ``class`` in ``/packets``), version 3 no ``concentration`` in
 ``config`` and one terminal per router, version 2 no ``flit_gap_sum``, version 1 no ``/nodes``
 and fewer summary keys):
@@ -11,7 +12,10 @@ and fewer summary keys):
   ``injected_cycle``, ``head_arrival_cycle``, ``tail_arrival_cycle``, ``hops``; the flit engine adds
   ``flit_gap_sum``, the cycles each flit arrived after the head, summed over the packet's flits:
   its flits' mean latency is ``head_arrival_cycle - created_cycle + flit_gap_sum / size_flits``;
-  with ``--classes`` > 1 also ``class``, each packet's traffic class); -1 = did not happen
+  with ``--classes`` > 1 also ``class``, each packet's traffic class; with ``--closed-loop`` also
+  ``kind``, 1 a read request, 2 a write request, 3 a read reply, 4 a write reply, and
+  ``request_created_cycle``, the creation cycle of the packet's request, its own for a
+  request); -1 = did not happen
 - ``/timeseries`` (attribute ``window_cycles``): ``cycle`` (window start), ``injected_flits``,
   ``accepted_flits``, ``active_links`` (mean links busy per cycle), ``link_utilization``
   (fraction of directed links busy), ``in_flight``, ``source_queue``
@@ -37,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 _COMPRESS = dict(compression="gzip", compression_opts=4, shuffle=True)
 USERBLOCK = 512
 MARK = b"netsim-fast trace\nblake2b-256 "  # then 64 hex digits and a newline

@@ -31,6 +31,18 @@ def mean_packet_flits(cfg, default: int = 1) -> float:
     return cfg.packet_flits or default
 
 
+def transaction_flits(cfg) -> float:
+    """Closed loop (``--closed-loop``): the mean flits of a request and its reply, which
+    ``--rate`` counts. The booksim router divides as BookSim2 does (``trafficmanager.cpp``):
+    by half the sum of the four sizes, whatever the write fraction (the true mean at its
+    default 0.5); the other routers by the mean at ``--write-fraction``."""
+    read = mean_packet_flits(cfg) + cfg.reply_flits
+    write = cfg.write_request_flits + cfg.write_reply_flits
+    if cfg.router == "booksim":
+        return (read + write) / 2
+    return (1 - cfg.write_fraction) * read + cfg.write_fraction * write
+
+
 def onoff_probabilities(packets_per_cycle: float, burst_length: float, duty_cycle: float):
     """(alpha, beta, r1) of the on/off chain with this mean rate, burst length and duty cycle;
     ValueError naming what cannot be met (a probability above 1)."""

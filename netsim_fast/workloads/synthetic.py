@@ -269,8 +269,14 @@ def _self_destinations(pattern: str, src, n: int, rng):
 
 def traffic_of(cfg, topo) -> SyntheticTraffic:
     """The open-loop traffic a configuration describes (its pattern, rate, injection process and
-    packet sizes, from its seed)."""
-    return SyntheticTraffic(topo, pattern=cfg.pattern, rate=cfg.rate, packet_flits=cfg.packet_flits, seed=cfg.seed,
+    packet sizes, from its seed); closed loop: the request candidates, whose rate leaves room
+    for the replies (``--rate`` counts both, workloads/injection.transaction_flits)."""
+    rate = cfg.rate
+    if getattr(cfg, "closed_loop", False):
+        from netsim_fast.workloads.injection import mean_packet_flits, transaction_flits
+
+        rate = cfg.rate * mean_packet_flits(cfg) / transaction_flits(cfg)
+    return SyntheticTraffic(topo, pattern=cfg.pattern, rate=rate, packet_flits=cfg.packet_flits, seed=cfg.seed,
                             hotspot_fraction=cfg.hotspot_fraction, hotspot_nodes=cfg.hotspot_nodes,
                             injection=cfg.injection, burst_length=cfg.burst_length, duty_cycle=cfg.duty_cycle,
                             packet_sizes=cfg.packet_sizes, packet_mix=cfg.packet_mix, fixed_points=cfg.fixed_points,

@@ -35,7 +35,9 @@ def advance(s, b, p, bp, topo, t_end):
         err = read_inputs(s, b, p, bp, topo, t, slot)
         if err != ERR_OK:
             return err
-        release(s, p, t)
+        err = release(s, p, t)
+        if err != ERR_OK:
+            return err
         inject(s, b, p, bp, topo, t, w)
         b.acc[0] += bp.internal_speedup
         steps = int(b.acc[0])

@@ -449,6 +449,27 @@ def route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node
 
 
 @njit(**KERNEL_JIT)
+def route_typed(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
+                n_ports, conc, v, rng, out, shape_a, shape_b, table, vc_lo, vc_n):
+    """``route_terminals`` for a packet whose type confines it to VCs ``vc_lo .. vc_lo + vc_n - 1``
+    (BookSim2's ``*_begin_vc``/``*_end_vc`` of read and write requests and replies; every VC for
+    other packets): BookSim2's routing functions place their VC classes (datelines, slices,
+    phases) inside that range as they would inside all VCs, so the function runs on ``vc_n``
+    VCs and its range moves up by ``vc_lo``. The dragonfly's functions take every VC whatever
+    the type, as BookSim2's do (dragonfly.cpp reads no range)."""
+    if vc_n == v or fn == R_DRAGONFLY_MIN or fn == R_DRAGONFLY_UGAL:
+        route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc, ph,
+                        n_ports, conc, v, rng, out, shape_a, shape_b, table)
+        return
+    route_terminals(fn, radix, coord, dim_port, port_dim, torus, ovc, base, node, src, dst, in_port, in_vc - vc_lo,
+                    ph, n_ports, conc, vc_n, rng, out, shape_a, shape_b, table)
+    out[1] += vc_lo
+    out[2] += vc_lo
+    if out[6] >= 0:
+        out[6] += vc_lo
+
+
+@njit(**KERNEL_JIT)
 def inject_range(fn, radix, coord, torus, dst, v, out):
     """The VCs a terminal may inject on (BookSim2's injection mode): ``out[0], out[1]`` = first VC
     and count. Every VC, except the mesh ``_ni`` / ``_pni`` functions: the destination's slice

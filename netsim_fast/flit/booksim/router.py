@@ -18,7 +18,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routefns import route_terminals
+from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
 )
@@ -151,9 +151,11 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
             continue
         pos = inl[lane].head
         pid = in_buf[lane, pos] >> 32
-        route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
-                        node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
-                        p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.shape_a, bp.shape_b, b.table)
+        kind = s.kind[pid] if p.closed_loop else 0
+        route_typed(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
+                    node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
+                    p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.shape_a, bp.shape_b, b.table,
+                    s.rw_vc[kind, 0], s.rw_vc[kind, 1])
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA

@@ -20,7 +20,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_terminals
+from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
@@ -222,9 +222,11 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
         if port < first_local and not bp.noq:
             nxt, nin = topo.nbr[node, port], topo.nbr_in_port[node, port]
             pk = pkts[flit >> 32]
-            route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
-                            nxt * p.n_ports * v, nxt, pk.src, pk.dst, nin, o % v, ivc[lane].ph, p.n_ports, p.conc, v,
-                            b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table)
+            kind = s.kind[flit >> 32] if p.closed_loop else 0
+            route_typed(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
+                        nxt * p.n_ports * v, nxt, pk.src, pk.dst, nin, o % v, ivc[lane].ph, p.n_ports, p.conc, v,
+                        b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table,
+                        s.rw_vc[kind, 0], s.rw_vc[kind, 1])
             info = pack_route(b.route_out)
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1

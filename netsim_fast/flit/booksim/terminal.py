@@ -23,10 +23,11 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.routefns import (
-    R_DRAGONFLY_MIN, R_DRAGONFLY_UGAL, inject_range, rand_int, route_terminals,
+    R_DRAGONFLY_MIN, R_DRAGONFLY_UGAL, inject_range, rand_int, route_typed,
 )
 from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_CLASS, PRI_NETWORK_AGE, PRI_SEQUENCE
+from netsim_fast.flit.closed_loop import tail_delivered
 from netsim_fast.flit.eject import complete_phase, deliver
 from netsim_fast.flit.flits import make_flit
 from netsim_fast.flit.source import pop_source
@@ -38,9 +39,11 @@ def read_terminals(s, b, p, bp, t, w, slot):
     pkts, cnt = s.pkt, s.cnt
     for i in range(b.ev_del_n[slot]):
         flit = b.ev_del[slot, i]
-        err = deliver(pkts, s.ts_accepted, cnt, s.cls, s.cls_out, w, p.win_start, p.win_end, p.debug, flit, t)
+        err = deliver(pkts, s.ts_accepted, cnt, s.cls, s.cls_out, s.born, w, p.win_start, p.win_end, p.debug, flit, t)
         if err != ERR_OK:
             return err
+        if (flit & 1) == 1 and p.closed_loop:
+            tail_delivered(s, flit >> 32, t)
         if (flit & 1) == 1 and p.sync != SYNC_NONE:
             complete_phase(pkts, s.node, s.recv_need, s.recv_got, s.phase_need, s.phase_got, cnt, flit >> 32)
     b.ev_del_n[slot] = 0
@@ -75,12 +78,14 @@ def inject(s, b, p, bp, topo, t, w):
                 if pkts[head].phase > allowed:
                     continue
             last = bnode[term].last_vc
-            lo, count = 0, v
+            kind = s.kind[head] if p.closed_loop else 0  # the VCs of its type (read/write request/reply)
+            first, span = s.rw_vc[kind, 0], s.rw_vc[kind, 1]
+            lo, count = first, span
             if bp.routing == R_DRAGONFLY_MIN or bp.routing == R_DRAGONFLY_UGAL:  # one VC drawn at random each try
                 lo, count = rand_int(b.rng, v - 1), 1
             elif bp.routing != 0:  # the VCs BookSim2's routing function gives in injection mode
-                inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst // conc, v, b.route_out)
-                lo, count = b.route_out[0], b.route_out[1]
+                inject_range(bp.routing, topo.radix, topo.coord, bp.torus, pkts[head].dst // conc, span, b.route_out)
+                lo, count = first + b.route_out[0], b.route_out[1]
             if bp.noq:  # only the VCs of the slice of the first router's output port (one terminal per router)
                 dim_order(topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, node, pkts[head].dst,
                           p.n_ports - 1, 0, p.n_ports, v, b.rng, b.route_out)
@@ -123,9 +128,11 @@ def inject(s, b, p, bp, topo, t, w):
         b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
         b.ev_flit[slot, k, 2] = 0
         if bp.routing_delay == 0 and seq == 0:  # lookahead: the head's route at its first router
-            route_terminals(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
-                            node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, local, vc, 0, p.n_ports, conc,
-                            v, b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table)
+            kind = s.kind[pkt] if p.closed_loop else 0
+            route_typed(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc,
+                        node * p.n_ports * v, node, pkts[pkt].src, pkts[pkt].dst, local, vc, 0, p.n_ports, conc,
+                        v, b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table,
+                        s.rw_vc[kind, 0], s.rw_vc[kind, 1])
             b.ev_flit[slot, k, 2] = pack_route(b.route_out)
         if bp.priority == PRI_AGE:
             b.ev_flit[slot, k, 3] = INT_MAX - pkts[pkt].release
