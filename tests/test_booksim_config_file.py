@@ -177,7 +177,7 @@ def test_the_lists_hold_what_the_issue_scopes():
                 "deadlock_warn_timeout"):
         assert key in bf.IGNORED, key
     for key in ("x", "y", "yr", "read_request_size", "write_fraction", "read_reply_begin_vc"):
-        assert key in bf.SUPPORTED, key  # flatfly's floor plan; request-reply keys, inert at use_read_write = 0
+        assert key in bf.SUPPORTED, key  # flatfly's floor plan; request-reply keys (use_read_write = 1)
     assert "class_priority" in bf.SUPPORTED
     for key in ("vct", "private_bufs", "fail_seed"):
         assert key in bf.REJECTED, key
@@ -280,7 +280,7 @@ def test_example_cmesh_refusals(override, words):
     ({"n": "3"}, "for n = 2"),
     ({"n": "3", "use_noc_latency": "0", "traffic": "transpose"}, "only uniform"),
     ({"routing_function": "xyyx"}, "choose one of ran_min"),
-    ({"use_read_write": "1"}, "use_read_write"),
+    ({"use_read_write": "1", "num_vcs": "2"}, "read_request_end_vc=3"),
 ])
 def test_example_flatfly_refusals(override, words):
     assert words in error(bf.to_config_fields, bf.merge(read_case("example_flatfly.cfg"), override))
@@ -358,7 +358,7 @@ def test_routing_follows_the_topology():
     ("subnets = 2;", "physical subnetworks: only 1"),
     ("router = event;", "only iq"),
     ("injection_process = poisson;", "bernoulli or on_off"),
-    ("use_read_write = 1;", "request-reply traffic: only 0"),
+    ("use_read_write = 2;", "(0 or 1)"),
     ("xr = 2;", "only 1"),
     ("sim_type = batch; batch_count = 2;", "batch_count=2: batches per run: only 1"),
     ("sim_type = batch; max_outstanding_requests = 4;", "closed loop: only 0"),

@@ -157,7 +157,7 @@ def test_booksim_read_write_config_runs_request_reply():
 
 
 BOOKSIM_REFUSALS = {
-    "read_reply_end_vc=7": ["read_reply_begin_vc", "num_vcs 4"],
+    "read_reply_end_vc=7": ["read_reply_end_vc=7", "num_vcs = 4"],
     "routing_function=min_adapt": ["min_adapt", "request-reply"],
     "sim_type=throughput": ["throughput", "closed-loop"],
     "use_read_write=2": ["use_read_write=2"],

@@ -359,6 +359,9 @@ def _read_write(r: _Reader, out: dict) -> float | None:
     ranges = [r.number(key) for key in RW_VC_KEYS]
     halves = (0, vcs // 2 - 1, 0, vcs // 2 - 1, vcs // 2, vcs - 1, vcs // 2, vcs - 1)
     out["rw_vcs"] = tuple(halves[i] if x < 0 else x for i, x in enumerate(ranges))
+    for i, x in enumerate(out["rw_vcs"]):
+        if not 0 <= x < vcs or (i % 2 and x < out["rw_vcs"][i - 1]):
+            raise r.fail(RW_VC_KEYS[i], f"needs 0 <= begin <= end < num_vcs = {vcs} (or -1: BookSim2's halves)")
     return sum(sizes.values()) / 2
 
 
