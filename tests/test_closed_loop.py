@@ -171,3 +171,24 @@ def test_bad_read_write_keys_are_refused(override):
     case = Path(__file__).parent / "booksim_cases" / "rw_mesh88.cfg"
     res = CliRunner().invoke(app, ["run", "--booksim-config", str(case), override, "--quiet"])
     assert_refused(res, BOOKSIM_REFUSALS[override])
+
+
+def test_a_sweep_grids_the_closed_loop_options():
+    from netsim_fast.sweep import spec_from_dict
+
+    spec = spec_from_dict({"base": {"topology": "mesh", "k": 4, "vcs": 4, "closed_loop": True},
+                           "grid": {"outstanding": [1, 4], "reply_flits": [1, 8]}})
+    assert sorted((p.config.outstanding, p.config.reply_flits) for p in spec.points) == [(1, 1), (1, 8), (4, 1), (4, 8)]
+
+
+def test_check_deadlock_proves_a_message_class_on_half_the_vcs():
+    import json
+
+    res = CliRunner().invoke(app, ["check-deadlock", "--topology", "torus", "--k", "4", "--vcs", "4", "--closed-loop",
+                                   "--json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    half = json.loads(CliRunner().invoke(app, ["check-deadlock", "--topology", "torus", "--k", "4", "--vcs", "2",
+                                               "--json", "--quiet"]).stdout)
+    assert out["deadlock_free"] and out["closed_loop"]
+    assert (out["channels"], out["dependencies"]) == (half["channels"], half["dependencies"])

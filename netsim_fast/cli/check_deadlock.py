@@ -50,6 +50,7 @@ def check_deadlock(
     inject_vcs: InjectVcsOpt = None,
     vc_realloc: VcReallocOpt = "auto",
     loops: LoopsOpt = 4,
+    closed_loop: Annotated[bool, typer.Option("--closed-loop", help="The VCs of a --closed-loop run: requests on 0..V/2-1 and replies on V/2..V-1, each the routing on V/2 VCs; the graph of the request class is built (the reply class's is the same, moved up by V/2, and disjoint from it).")] = False,
     json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
@@ -74,7 +75,7 @@ def check_deadlock(
                                       "builds the graph of the flit engine's routings (dor, duato, dor-nodateline, "
                                       "minimal, bmg-*); a booksim run's watchdog reports a knot if one forms")
     cfg = Config(engine="flit", seed=seed, routing=routing, vcs=vcs, inject_vcs=inject_vcs, vc_realloc=vc_realloc,
-                 loops=loops, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
+                 loops=loops, closed_loop=closed_loop, **topology_fields(topology, k, n, dims, nodes, degree, base, jumps, file, graph_seed,
                     widths=widths, group_routers=group_routers, global_links=global_links, groups=groups,
                     global_arrangement=global_arrangement, switch_ports=switch_ports, link_failures=link_failures, fault_seed=fault_seed,
                     concentration=concentration))
@@ -127,6 +128,11 @@ def _render(r: dict) -> None:
         for c in r["cycle"]:
             role = f"  {c['role']}" if "role" in c else ""
             typer.echo(f"  ({c['router']}, {c['port']}, {c['vc']}) -> {c['to']}{role}")
+    if r.get("closed_loop"):
+        half = r["vcs"] // 2
+        typer.echo(f"closed loop: the graph is the request class's, on VCs 0..{half - 1}; the reply class runs the "
+                   f"same routing on VCs {half}..{r['vcs'] - 1}, so its graph is this one moved up by {half}, disjoint "
+                   "from it, and no packet changes class in the network (docs/flit-engine.md, request-reply traffic)")
     if "escape_vcs" in r:
         vcs = ",".join(map(str, r["escape_vcs"]))
         typer.echo(f"escape sub-function: the priority-1 rows (dimension order) on VCs {vcs}, connected; "

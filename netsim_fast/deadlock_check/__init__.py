@@ -98,7 +98,7 @@ def check_deadlock(cfg, progress=None) -> dict:
             entry["role"] = role
     return {"topology": cfg.topology, "nodes": topo.n_nodes, "routing": cfg.routing, "vcs": cfg.vcs,
             "inject_vcs": list(cfg.inject_vcs) if cfg.inject_vcs is not None else None,
-            "vc_realloc": cfg.vc_realloc, **result, "cycle": cycle,
+            "vc_realloc": cfg.vc_realloc, "closed_loop": bool(cfg.closed_loop), **result, "cycle": cycle,
             "seconds": round(time.perf_counter() - start, 3)}
 
 
