@@ -17,8 +17,9 @@ as every open-loop figure assumes):
   Bernoulli trial is lost, counted in ``cnt[C_SKIPPED*]``), as BookSim2's batch mode skips a
   request while ``max_outstanding_requests`` are out (``batchtrafficmanager.cpp``,
   ``_IssuePacket``);
-- ``tail_delivered`` (ejection): a request's tail queues its reply at the destination
-  (``s.pend``); a reply's tail closes its request (``s.outstanding``).
+- ``tail_delivered`` (ejection): a request's tail queues its reply at the destination, a
+  reply's tail the closing of its request (``s.pend``); the next release stage creates the
+  reply, or lowers its terminal's ``s.outstanding``.
 
 A reply is created in the cycle after its request's tail arrived, with that arrival as its
 creation cycle, and goes ahead of every request waiting in its terminal's source queue
@@ -37,7 +38,7 @@ from numba import njit
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.state import (
     C_NCAND, C_NEXT_CAND, C_NPEND, C_NPKT, C_SKIPPED, C_SKIPPED_FLITS, C_WIN_SKIPPED_FLITS, CAND, ERR_CAPACITY,
-    ERR_OK, KIND_READ, KIND_READ_REPLY, KIND_WRITE, FlitState,
+    ERR_OK, KIND_ANY, KIND_READ, KIND_WRITE, FlitState,
 )
 
 
@@ -52,6 +53,10 @@ def create_packets(s, p, t):
     n_pend = cnt[C_NPEND]
     done = 0
     while done < n_pend and pend[done, 3] < t:  # delivered in this cycle (booksim terminals): the next
+        if pend[done, 2] == KIND_ANY:  # a reply arrived: its request is no longer out
+            outs[pend[done, 0]] -= 1
+            done += 1
+            continue
         j = cnt[C_NPKT]
         if j >= cap:
             return ERR_CAPACITY
@@ -98,19 +103,22 @@ def create_packets(s, p, t):
 
 @njit(**KERNEL_JIT)
 def tail_delivered(s, pkt, when):
-    """Packet ``pkt``'s tail reached its destination at ``when``: a request queues its reply
-    (created at the next release stage), a reply closes its request."""
+    """Packet ``pkt``'s tail reached its destination at ``when``: a request queues its reply, a
+    reply the closing of its request, both done by the first release stage after ``when``
+    (so every router sees a delivery in the same cycle, whether its terminals read before or
+    after the release stage)."""
     k = s.kind[pkt]
+    i = s.cnt[C_NPEND]
+    s.pend[i, 3] = when
     if k == KIND_READ or k == KIND_WRITE:
-        i = s.cnt[C_NPEND]
         s.pend[i, 0] = s.pkt[pkt].dst
         s.pend[i, 1] = s.pkt[pkt].src
         s.pend[i, 2] = k + 2
-        s.pend[i, 3] = when
         s.pend[i, 4] = s.born[pkt]
-        s.cnt[C_NPEND] = i + 1
-    elif k >= KIND_READ_REPLY:
-        s.outstanding[s.pkt[pkt].dst] -= 1
+    else:
+        s.pend[i, 0] = s.pkt[pkt].dst
+        s.pend[i, 2] = KIND_ANY
+    s.cnt[C_NPEND] = i + 1
 
 
 # -- Python side ----------------------------------------------------------------------------

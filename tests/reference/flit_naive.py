@@ -625,19 +625,22 @@ class NaiveFlitSim:
                 return False
         return True
 
-    def _attempt(self, r: int, p: int, v: int, t: int) -> bool:
-        pkt = self.inp[r][p][v][0][0]
+    def _rows(self, r: int, pkt: int, n_vcs: int) -> list:
+        """The routing's rows for ``pkt``'s header at router ``r`` (``n_vcs``: the VCs it routes on)."""
         src, dst, C = self.src[pkt], self.dst[pkt], self.C
         if dst // C + self.shift == r:  # at the destination terminal's router: its own local port, any VC
-            rows = [(self.FL + dst % C, 0, self.V - 1, 0)]
-        elif isinstance(self.routing, UpDownRouting):  # the choice reads terminals and creation
-            rows = self.routing.rows(r, src, dst, C, self.rel[pkt], self.hops[pkt])
-        elif isinstance(self.routing, TableRouting):  # the routings see routers
-            rows = self.routing.rows(r, src // C, dst // C + self.shift, self.hops[pkt])
-        elif isinstance(self.routing, ValiantRouting):
-            rows = self.routing.rows(r, src // C, dst // C, self.hops[pkt], self.mid[pkt])
-        else:
-            rows = self.routing.rows(r, src // C, dst // C)
+            return [(self.FL + dst % C, 0, n_vcs - 1, 0)]
+        if isinstance(self.routing, UpDownRouting):  # the choice reads terminals and creation
+            return self.routing.rows(r, src, dst, C, self.rel[pkt], self.hops[pkt])
+        if isinstance(self.routing, TableRouting):  # the routings see routers
+            return self.routing.rows(r, src // C, dst // C + self.shift, self.hops[pkt])
+        if isinstance(self.routing, ValiantRouting):
+            return self.routing.rows(r, src // C, dst // C, self.hops[pkt], self.mid[pkt])
+        return self.routing.rows(r, src // C, dst // C)
+
+    def _attempt(self, r: int, p: int, v: int, t: int) -> bool:
+        pkt = self.inp[r][p][v][0][0]
+        rows = self._rows(r, pkt, self.V)
         # CHOICE: "at the source router ... for the first hop" = the lane is a local input lane.
         first_hop = p >= self.FL and self.inject_vcs is not None
         for prio in sorted({row[3] for row in rows}):
