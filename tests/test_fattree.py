@@ -206,7 +206,7 @@ def test_dest_mod_k_gives_each_destination_one_top_switch():
             pkts[0].src, pkts[0].dst = s, d
             while node < 8:  # climb from the leaf (routers 0..3) to the top level (routers 8..11)
                 pkts[0].hops = hops
-                n = candidate_rows(params, a.radix, a.wrap, a.coord, a.dim_port, mask, node, pkts, mid, 0, rows)
+                n = candidate_rows(params, a.radix, a.wrap, a.coord, a.dim_port, mask, node, pkts, mid, mid[:0], 0, rows)
                 assert n == 1
                 node, hops = int(a.nbr[node, rows[0, 0]]), hops + 1
             tops.add(node)
