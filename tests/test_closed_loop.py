@@ -121,6 +121,7 @@ REFUSALS = {
     "--topology mesh --k 4 --closed-loop --write-fraction 1.5": ["--write-fraction 1.5"],
     "--topology mesh --k 4 --closed-loop --rw-vcs 0,1,0,1,2,3,2,3": ["--rw-vcs", "booksim"],
     "--topology mesh --k 4 --closed-loop --pattern random": ["--closed-loop", "open-loop"],
+    "--topology mesh --k 4 --closed-loop --packet-flits 1 --reply-flits 1 --rate 2.5": ["--rate 2.5", "[0, 2]"],
 }
 
 

@@ -78,6 +78,12 @@ def validate_closed_loop(cfg) -> None:
     _set(cfg, "write_reply_flits", cfg.reply_flits if cfg.write_reply_flits is None else cfg.write_reply_flits)
     _require_int("write-reply-flits", cfg.write_reply_flits, 1, 1 << 20, " flits")
     require_finite("write-fraction", cfg.write_fraction, 0, 1, what=" (share of requests that are writes)")
+    from netsim_fast.workloads.injection import transaction_flits
+
+    most = transaction_flits(cfg)
+    if cfg.rate > most:
+        raise bad("rate", cfg.rate, f"must be in [0, {most:g}] flits per node per cycle with --closed-loop: at most one "
+                                    f"request per node per cycle (a request and its reply: {most:g} flits on average)")
     largest = max(flits, cfg.reply_flits, cfg.write_request_flits, cfg.write_reply_flits)
     if cfg.switching == "vct" and cfg.buf < largest:
         raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {largest}, "
@@ -100,7 +106,7 @@ def _validate_halves(cfg) -> None:
     try:  # the routing's own VC checks, on one class's half
         cfg.replace(closed_loop=False, vcs=cfg.vcs // 2, **{name: None for name in CLOSED_LOOP_OPTIONS
                                                             if name not in ("outstanding", "write_fraction")},
-                    outstanding=4, write_fraction=0.0)
+                    outstanding=4, write_fraction=0.0, rate=0.0)
     except ConfigError as exc:
         raise bad("vcs", cfg.vcs, f"with --closed-loop gives requests and replies {cfg.vcs // 2} VC(s) each, "
                                   f"too few for the routing: {exc}") from None

@@ -354,7 +354,7 @@ def _validate_packet_size(cfg: WorkloadFields) -> None:
     if cfg.packet_flits is None:
         _set(cfg, "packet_flits", 8)
     _require_int("packet-flits", cfg.packet_flits, 1, 1 << 20)
-    if is_open_loop(cfg):
+    if is_open_loop(cfg) and not getattr(cfg, "closed_loop", False):  # closed loop: config/closed_loop.py
         _validate_rate_bound(cfg)
     if cfg.switching == "vct" and cfg.buf < cfg.packet_flits:
         raise bad("buf", cfg.buf, f"virtual cut-through needs input lanes that hold a whole packet (--buf >= {cfg.packet_flits})")

@@ -114,7 +114,7 @@ class BookSimControl:
         k = self.classes
         cls = state.cls[self.first_open:n] if k > 1 else np.zeros(pkt.size, np.int64)
         release = pkt["release"]
-        born = state.born[self.first_open:n] if state.born.shape[0] else release  # closed loop: its request's
+        born = _born(state, self.first_open, n, release)
         tail = pkt["tail_del"]
         new = (tail >= self.last_check) & (tail < t)
         if self.phase != WARMING_UP:  # only the measured packets count once warmed up
@@ -225,6 +225,13 @@ class BookSimControl:
                 "periods": [{k: finite(v) for k, v in row.items()} for row in self.periods]}
 
 
+def _born(state, lo: int, hi: int, release):
+    """Closed loop: the creation cycle of each packet's request, whose window the packet
+    belongs to (flit/closed_loop.py); otherwise the packets' own ``release``."""
+    born = getattr(state, "born", None)
+    return born[lo:hi] if born is not None and born.shape[0] else release
+
+
 def open_window(state, params, control: BookSimControl):
     """Warm-up is over at ``control.warm_time``: packets created from then on are measured."""
     return params._replace(win_start=control.warm_time, win_end=NEVER)
@@ -237,7 +244,7 @@ def close_window(state, params, control: BookSimControl):
     t_d = control.drain_time
     released = int(state.cnt[fs.C_NEXT_RELEASE])
     pkt = state.pkt[:released]
-    born = state.born[:released] if state.born.shape[0] else pkt["release"]  # closed loop: its request's
+    born = _born(state, 0, released, pkt["release"])
     measured = (born >= control.warm_time) & (born < t_d)
     state.cnt[fs.C_WIN_OPEN] = int((measured & (pkt["tail_del"] < 0) & (pkt["injected"] != fs.DROPPED)).sum())
     if not control.latency_mode:
