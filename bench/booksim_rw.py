@@ -50,7 +50,10 @@ def booksim(binary: str, overrides: list[str]) -> dict:
 
 def netsim(overrides: list[str]) -> dict:
     cmd = [sys.executable, "-m", "netsim_fast", "run", "--booksim-config", str(MESH), *overrides, "--json", "--quiet"]
-    out = json.loads(subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=3600).stdout)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=3600)
+    if not proc.stdout:
+        raise RuntimeError(f"netsim-fast {' '.join(overrides)} failed (exit {proc.returncode}): {proc.stderr[-500:]}")
+    out = json.loads(proc.stdout)
     stats = out["booksim_stats"]
     if out["stop_reason"] in ("latency-limit", "not-converged"):
         return {"latency": None, "accepted": None}

@@ -226,3 +226,19 @@ def test_kernel_matches_the_plain_reference_packet_for_packet(router, extra):
     assert ref["src"].size > 100 and (ref["kind"] >= 3).sum() > 50
     for name, column in ref.items():
         assert np.array_equal(got[name], column), name
+
+
+def test_booksim_read_write_near_saturation_on_a_torus():
+    """Every terminal may deliver a tail in two cycles running before the release stage takes
+    them (the booksim terminals read first): the pending list holds both cycles' tails."""
+    from pathlib import Path
+
+    from netsim_fast.config.booksim_import import read_booksim_run
+
+    case = Path(__file__).parent / "booksim_cases" / "rw_mesh88.cfg"
+    keys = ["topology=torus", "k=4", "num_vcs=8", "read_request_end_vc=3", "write_request_end_vc=3",
+            "read_reply_begin_vc=4", "read_reply_end_vc=7", "write_reply_begin_vc=4", "write_reply_end_vc=7",
+            "injection_rate=0.8", "sample_period=300", "max_samples=5"]
+    fields, _ = read_booksim_run(str(case), keys)
+    out = simulate(Config(**fields))
+    assert out["request_reply"]["round_trips"] > 1000 and out["accepted_load"] > 0.7

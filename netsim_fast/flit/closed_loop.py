@@ -106,9 +106,11 @@ def tail_delivered(s, pkt, when):
     """Packet ``pkt``'s tail reached its destination at ``when``: a request queues its reply, a
     reply the closing of its request, both done by the first release stage after ``when``
     (so every router sees a delivery in the same cycle, whether its terminals read before or
-    after the release stage)."""
+    after the release stage). Returns ``ERR_OK``, or ``ERR_CAPACITY`` if ``s.pend`` is full."""
     k = s.kind[pkt]
     i = s.cnt[C_NPEND]
+    if i >= s.pend.shape[0]:  # sized for two cycles of deliveries (flit/state.py): never, but checked
+        return ERR_CAPACITY
     s.pend[i, 3] = when
     if k == KIND_READ or k == KIND_WRITE:
         s.pend[i, 0] = s.pkt[pkt].dst
@@ -119,6 +121,7 @@ def tail_delivered(s, pkt, when):
         s.pend[i, 0] = s.pkt[pkt].dst
         s.pend[i, 2] = KIND_ANY
     s.cnt[C_NPEND] = i + 1
+    return ERR_OK
 
 
 # -- Python side ----------------------------------------------------------------------------

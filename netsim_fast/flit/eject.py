@@ -122,7 +122,9 @@ def eject_lanes(s, p, t, w):
             if err != ERR_OK:
                 return err
             if p.closed_loop and is_tail(flit):
-                tail_delivered(s, flit_packet(flit), t)
+                err = tail_delivered(s, flit_packet(flit), t)
+                if err != ERR_OK:
+                    return err
             if is_tail(flit) and p.sync != SYNC_NONE:
                 complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
     return ERR_OK
@@ -141,7 +143,9 @@ def eject_iq(s, p, t, w):
         if err != ERR_OK:
             return err
         if p.closed_loop and is_tail(flit):
-            tail_delivered(s, flit_packet(flit), t)
+            err = tail_delivered(s, flit_packet(flit), t)
+            if err != ERR_OK:
+                return err
         if is_tail(flit) and p.sync != SYNC_NONE:
             complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
     ev_eject_n[now] = 0

@@ -270,8 +270,9 @@ class FlitState(NamedTuple):
                               # request's own), beside PACKET; empty otherwise
     kind: np.ndarray          # int32[cap] closed loop: KIND_* of each packet, beside PACKET; empty otherwise
     outstanding: np.ndarray   # int32[T] closed loop: requests of each terminal without their reply
-    pend: np.ndarray          # int64[T*E+1, 5] closed loop: delivered requests awaiting their reply
-                              # (reply src, reply dst, reply kind, request arrival, request born)
+    pend: np.ndarray          # int64[2*T*E+2, 5] closed loop: tails delivered, waiting for the next release
+                              # stage (reply src, reply dst, reply kind, request arrival, request born;
+                              # a reply's: (requester, -, KIND_ANY, arrival, -))
     reply_len: np.ndarray     # int32[5] closed loop: reply flits by request kind (0 for others)
     rw_vc: np.ndarray         # int32[5, 2] (first VC, VC count) of each kind (booksim router: BookSim2's
                               # *_begin_vc, *_end_vc); every row (0, V) but with --closed-loop there
@@ -365,7 +366,9 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         born=np.zeros(packet_capacity if p.closed_loop else 0, i8),
         kind=np.zeros(packet_capacity if p.closed_loop else 0, i4),
         outstanding=np.zeros(terms if p.closed_loop else 0, i4),
-        pend=np.zeros((terms * p.eject_rate + 1 if p.closed_loop else 0, 5), i8),
+        # the deliveries of two cycles: the booksim router's terminals read before the release
+        # stage, which leaves a cycle's own deliveries for the next one (flit/closed_loop.py)
+        pend=np.zeros((2 * terms * p.eject_rate + 2 if p.closed_loop else 0, 5), i8),
         reply_len=np.zeros(5, i4),
         rw_vc=np.array([[0, v]] * 5, i4),
     )

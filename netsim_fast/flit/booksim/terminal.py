@@ -43,7 +43,9 @@ def read_terminals(s, b, p, bp, t, w, slot):
         if err != ERR_OK:
             return err
         if (flit & 1) == 1 and p.closed_loop:
-            tail_delivered(s, flit >> 32, t)
+            err = tail_delivered(s, flit >> 32, t)
+            if err != ERR_OK:
+                return err
         if (flit & 1) == 1 and p.sync != SYNC_NONE:
             complete_phase(pkts, s.node, s.recv_need, s.recv_got, s.phase_need, s.phase_got, cnt, flit >> 32)
     b.ev_del_n[slot] = 0
