@@ -44,7 +44,7 @@ class NaiveClosedLoop(NaiveFlitSim):
         for lst, value in ((self.src, src), (self.dst, dst), (self.len, length), (self.rel, created),
                            (self.kind, kind), (self.born, born), (self.injected, -1), (self.head_delivered, -1),
                            (self.tail_delivered, -1), (self.flit_gap, 0), (self.hops, -1),
-                           (self.next_delivered, 0)):
+                           (self.next_delivered, 0), (self.inj_gap, 0)):
             lst.append(value)
         self.n_pkts = p + 1
         return p
