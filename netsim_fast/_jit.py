@@ -21,3 +21,6 @@ KERNEL_STAGE_JIT = dict(KERNEL_JIT, no_cpython_wrapper=True)
 # Per-router stage bodies inlined (at Numba IR level) into the one loop over routers that
 # calls them: a real call per router and stage would cost more than the stage's work.
 KERNEL_INLINE = dict(KERNEL_JIT, inline="always")
+# The flit engine's router stages on several threads (flit/parallel.py): a kernel of its own,
+# compiled only when a run asks for threads, so a one-thread run never pays for it.
+PARALLEL_JIT = dict(KERNEL_JIT, parallel=True)

@@ -35,6 +35,7 @@ class RunControlFields:
     window: int = 10
     deadlock_cycles: int = 10000
     check_invariants: bool = False
+    threads: int | None = None  # flit engine: threads for the router stages (None: automatic, flit/parallel.py)
     latency_limit: int = 500  # open loop: stop, saturated, past this BookSim2 latency; 0 = off
     sample_period: int = 1000  # cycles between latency-limit checks
     memory_limit: int | None = None  # MiB a run may need (None: what the machine has available)
@@ -82,10 +83,30 @@ def _validate_measurement(cfg: RunControlFields) -> None:
     _require_int("latency-limit", cfg.latency_limit, 0, what=" cycles (0 = off)")
     _require_int("sample-period", cfg.sample_period, 1, what=" cycles")
     _require_int("memory-limit", cfg.memory_limit, 1, what=" MiB")
+    _validate_threads(cfg)
     if cfg.cycles is not None:
         _reject_unless_default(cfg, ("latency_limit", "sample_period"),
                                "does not apply with --cycles, which runs exactly that many cycles with no latency limit")
     _validate_booksim_measurement(cfg)
+
+
+MAX_THREADS = 64
+
+
+def _validate_threads(cfg) -> None:
+    """``--threads N``: the flit engine's lanes and iq routers, any routing but ugal-g
+    (flit/parallel.py says why)."""
+    _require_int("threads", cfg.threads, 1, MAX_THREADS)
+    if cfg.threads is None or cfg.threads == 1:
+        return
+    if cfg.engine != "flit":
+        raise bad("threads", cfg.threads, "applies to the flit engine only (the packet engine runs on one thread)")
+    if cfg.router == "booksim":
+        raise bad("threads", cfg.threads, "the booksim router runs on one thread; --threads N > 1 needs "
+                  "--router lanes or iq")
+    if cfg.routing == "ugal-g":
+        raise bad("threads", cfg.threads, "ugal-g reads other routers' state as it decides, which only one "
+                  "thread sees in router order; use --threads 1 (or ugal-l)")
 
 
 BOOKSIM_MEASUREMENT_OPTIONS = ("sim_type", "warmup_periods", "max_samples", "warmup_thres", "acc_warmup_thres",

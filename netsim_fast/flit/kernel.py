@@ -136,7 +136,22 @@ def _sample_window(cnt, ts_in_flight, ts_queued, t, window):
 
 @njit(**KERNEL_STAGE_JIT)
 def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
-    """Stages 4-8 (lanes) or the switch stage and 7-8 (iq), router after router.
+    """Stages 4-8 (lanes) or the switch stage and 7-8 (iq), router after router: every router,
+    writing the cycle's events, counters and scratch into the state itself."""
+    return router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, 0, p.n_nodes, s.ev_flit,
+                        s.ev_flit_n, s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link, s.ts_injected,
+                        s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, ev_flit, ev_flit_n, ev_credit,
+                 ev_credit_n, ev_eject, ev_eject_n, ts_link, ts_injected, cnt, rows, req_vc, req_out, va_lane):
+    """Stages 4-8 (lanes) or the switch stage and 7-8 (iq) of routers ``lo .. hi - 1``, in order.
+
+    What a router writes beyond its own records comes in as arguments: the event rings of the
+    flits and credits it sends, the counters and time series it adds to, and its scratch.
+    ``router_stages`` passes the state's own; two threads (flit/parallel.py) pass each its own
+    and merge them after the cycle, in router order, so the result is the same.
 
     Within a cycle a router's stages 4-8 read only its own state and what earlier cycles
     delivered (every link and credit delay is at least one cycle), so running all stages of one
@@ -145,14 +160,11 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     a delivery can open a --sync global phase for every node's injection in the same cycle.
     """
     inl, in_buf, outl, ol_buf, ports, nodes, pkts = s.inl, s.in_buf, s.outl, s.ol_buf, s.port, s.node, s.pkt
-    conn_list, route_free, rows, inj, cnt = s.conn_list, s.route_free, s.rows, s.inj, s.cnt
-    ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
-    ev_eject, ev_eject_n, req_vc, req_out = s.ev_eject, s.ev_eject_n, s.req_vc, s.req_out
-    ts_link, ts_injected, va_lane, route_mask, mid = s.ts_link, s.ts_injected, s.va_lane, s.route_mask, s.mid
+    conn_list, route_free, inj, route_mask, mid = s.conn_list, s.route_free, s.inj, s.route_mask, s.mid
     cls, class_pri, class_level, q_last = s.cls, s.class_pri, s.class_level, s.q_last
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
-    for node in range(p.n_nodes):
+    for node in range(lo, hi):
         if nodes[node].flits > 0:
             if lanes_router:
                 link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
@@ -177,45 +189,74 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
 
 
 
+@njit(**KERNEL_STAGE_JIT)
+def cycle_start(s, p, t, w):
+    """The cycle's stages before the routers': arrivals, release, ejection."""
+    arrivals(s, p, t, t % p.ring)
+    err = release(s, p, t)
+    if err != ERR_OK:
+        return err
+    if p.router == ROUTER_LANES:
+        return eject_lanes(s, p, t, w)
+    return eject_iq(s, p, t, w)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def router_slots(p, t):
+    """Ring slots of the events the routers send at cycle ``t``: flits reaching the next router
+    (lanes: after the link; iq: after the crossbar and the link), credits, ejected flits (iq)."""
+    arrival = (t + p.t_link) % p.ring if p.router == ROUTER_LANES else (t + p.t_crossbar + p.t_link) % p.ring
+    return arrival, (t + p.credit_delay) % p.ring, (t + p.t_crossbar) % p.ring
+
+
+@njit(**KERNEL_STAGE_JIT)
+def cycle_end(s, p, topo, t):
+    """After the routers: the time-series sample, the debug checks and the deadlock watchdog
+    (whose error leaves ``cnt[C_CYCLE]`` at the next cycle)."""
+    if (t + 1) % p.window == 0:
+        _sample_window(s.cnt, s.ts_in_flight, s.ts_queued, t, p.window)
+    if p.debug:
+        err = _check_invariants(s, p, topo, t)
+        if err != ERR_OK:
+            return err
+    if t % WATCHDOG_PERIOD == 0 and t > 0:
+        err = _watchdog(s, p, t)
+        if err != ERR_OK:
+            s.cnt[C_CYCLE] = t + 1
+            return err
+    return ERR_OK
+
+
+@njit(**KERNEL_STAGE_JIT)
+def cycle_done(s, p, t):
+    """Cycle ``t`` is over: the next is ``t + 1``; True when the stop rule is met."""
+    cnt = s.cnt
+    cnt[C_CYCLE] = t + 1
+    if _stop_rule_met(cnt, p, t):
+        cnt[C_DONE] = 1
+        _sample_window(cnt, s.ts_in_flight, s.ts_queued, t, p.window)
+        return True
+    return False
+
+
 @njit(**KERNEL_JIT)
 def advance(s, p, topo, t_end):
     """Simulate cycles ``cnt[C_CYCLE] .. t_end - 1`` (fewer if the stop rule is met or an error
     occurs). Returns ``ERR_OK`` or an ``ERR_*`` code; ``cnt[C_CYCLE]`` is the next cycle."""
-    cnt, ts_in_flight, ts_queued = s.cnt, s.ts_in_flight, s.ts_queued
-    t = cnt[C_CYCLE]
+    t = s.cnt[C_CYCLE]
     while t < t_end:
         w = t // p.window
-        arrivals(s, p, t, t % p.ring)
-        err = release(s, p, t)
+        err = cycle_start(s, p, t, w)
         if err != ERR_OK:
             return err
-        if p.router == ROUTER_LANES:
-            err = eject_lanes(s, p, t, w)
-            arrival_slot = (t + p.t_link) % p.ring
-        else:
-            err = eject_iq(s, p, t, w)
-            arrival_slot = (t + p.t_crossbar + p.t_link) % p.ring
+        arrival_slot, credit_slot, eject_slot = router_slots(p, t)
+        err = router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot)
         if err != ERR_OK:
             return err
-        err = router_stages(s, p, topo, t, w, arrival_slot, (t + p.credit_delay) % p.ring,
-                            (t + p.t_crossbar) % p.ring)
+        err = cycle_end(s, p, topo, t)
         if err != ERR_OK:
             return err
-        if (t + 1) % p.window == 0:
-            _sample_window(cnt, ts_in_flight, ts_queued, t, p.window)
-        if p.debug:
-            err = _check_invariants(s, p, topo, t)
-            if err != ERR_OK:
-                return err
-        if t % WATCHDOG_PERIOD == 0 and t > 0:
-            err = _watchdog(s, p, t)
-            if err != ERR_OK:
-                cnt[C_CYCLE] = t + 1
-                return err
-        t += 1
-        cnt[C_CYCLE] = t
-        if _stop_rule_met(cnt, p, t - 1):
-            cnt[C_DONE] = 1
-            _sample_window(cnt, ts_in_flight, ts_queued, t - 1, p.window)
+        if cycle_done(s, p, t):
             return ERR_OK
+        t += 1
     return ERR_OK

@@ -252,6 +252,12 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
 
         driver = BooksimDriver(cfg, topo, params)
         advance = driver.advance
+    else:
+        from netsim_fast.flit.parallel import ThreadedAdvance, run_threads
+
+        threads = run_threads(cfg, params.n_nodes)
+        if threads > 1:
+            advance = ThreadedAdvance(threads)
     compile_seconds = _compile(state, params, topo.arrays, advance)
 
     start = time.perf_counter()

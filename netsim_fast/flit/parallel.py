@@ -1,0 +1,203 @@
+"""The flit engine on several threads, with the same result as on one (``--threads N``).
+
+A cycle's router stages (flit/kernel.py ``router_range``) are the bulk of the work, and a
+router there writes only its own records, except for four things: the events it sends (flits
+to the next router, credits upstream, ejected flits), the counters and time series it adds
+to, and its scratch. So the routers are cut into ``N`` contiguous ranges, one per thread
+(``numba.prange``), each with its own event rings, counters, series and scratch
+(``ThreadScratch``); after the routers, the threads' events are appended to the state's rings
+thread by thread, which is router order, the order one thread appends them in, and their
+counts are added. Everything before and after the routers runs on one thread as before.
+
+What this needs of a run, checked up front (config/run_control.py): the ``lanes`` or ``iq``
+router (the booksim router keeps state of its own) and no routing that reads other routers'
+state as it decides (``ugal-g``, the idealised global reference: one thread sees the routers
+before it already moved in this cycle, several threads would not).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from netsim_fast._jit import KERNEL_STAGE_JIT, PARALLEL_JIT
+from netsim_fast.flit.kernel import cycle_done, cycle_end, cycle_start, router_range, router_slots
+from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_OK
+
+
+class ThreadScratch(NamedTuple):
+    """Per thread (leading axis): the state's arrays of the same names, and the router ranges."""
+
+    bounds: np.ndarray       # int64[N + 1] thread i runs routers bounds[i] .. bounds[i+1] - 1
+    err: np.ndarray          # int64[N] each thread's error code in this cycle
+    base: np.ndarray         # int64[C] the counters before the cycle's router stages
+    cnt: np.ndarray          # int64[N, C]
+    ev_flit: np.ndarray
+    ev_flit_n: np.ndarray
+    ev_credit: np.ndarray
+    ev_credit_n: np.ndarray
+    ev_eject: np.ndarray
+    ev_eject_n: np.ndarray
+    ts_link: np.ndarray      # int64[N, W]
+    ts_injected: np.ndarray
+    rows: np.ndarray
+    req_vc: np.ndarray
+    req_out: np.ndarray
+    va_lane: np.ndarray
+
+
+def _per_thread(a: np.ndarray, n: int) -> np.ndarray:
+    return np.zeros((n,) + a.shape, a.dtype)
+
+
+def thread_bounds(n_nodes: int, threads: int) -> np.ndarray:
+    """Contiguous router ranges of (nearly) equal size, in router order."""
+    return np.linspace(0, n_nodes, threads + 1).round().astype(np.int64)
+
+
+def new_thread_scratch(state, n_nodes: int, threads: int) -> ThreadScratch:
+    """Scratch for ``threads`` threads, shaped after ``state`` (remade when the state grows)."""
+    fields = {f: _per_thread(getattr(state, f), threads)
+              for f in ("ev_flit", "ev_flit_n", "ev_credit", "ev_credit_n", "ev_eject", "ev_eject_n", "ts_link",
+                        "ts_injected", "rows", "req_vc", "req_out", "va_lane", "cnt")}
+    return ThreadScratch(bounds=thread_bounds(n_nodes, threads), err=np.zeros(threads, np.int64),
+                         base=np.zeros_like(state.cnt), **fields)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _append(dst, dst_n, src, src_n):
+    """Append the events of every slot of ``src`` (one thread's ring) to ``dst``, then empty it."""
+    for slot in range(src_n.shape[0]):
+        k = dst_n[slot]
+        for i in range(src_n[slot]):
+            dst[slot, k] = src[slot, i]
+            k += 1
+        dst_n[slot] = k
+        src_n[slot] = 0
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _append_pairs(dst, dst_n, src, src_n):
+    """``_append`` for a ring whose events are rows (the flit ring: lane, flit)."""
+    for slot in range(src_n.shape[0]):
+        k = dst_n[slot]
+        for i in range(src_n[slot]):
+            for j in range(src.shape[2]):
+                dst[slot, k, j] = src[slot, i, j]
+            k += 1
+        dst_n[slot] = k
+        src_n[slot] = 0
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _merge(s, x, w, n_threads):
+    """After the threads: their events in thread (router) order, their counter deltas and
+    series added; the first thread in router order that failed gives the error and its context,
+    as one thread running the routers in order would have stopped there."""
+    err = ERR_OK
+    for i in range(n_threads):
+        if x.err[i] != ERR_OK:
+            err = x.err[i]
+            for c in (C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT):
+                s.cnt[c] = x.cnt[i, c]
+            break
+    for i in range(n_threads):
+        _append_pairs(s.ev_flit, s.ev_flit_n, x.ev_flit[i], x.ev_flit_n[i])
+        _append(s.ev_credit, s.ev_credit_n, x.ev_credit[i], x.ev_credit_n[i])
+        _append(s.ev_eject, s.ev_eject_n, x.ev_eject[i], x.ev_eject_n[i])
+        s.ts_link[w] += x.ts_link[i, w]
+        s.ts_injected[w] += x.ts_injected[i, w]
+        x.ts_link[i, w] = 0
+        x.ts_injected[i, w] = 0
+    if err == ERR_OK:
+        for c in range(s.cnt.shape[0]):
+            total = 0
+            for i in range(n_threads):
+                total += x.cnt[i, c] - x.base[c]
+            s.cnt[c] = x.base[c] + total
+    return err
+
+
+@njit(**PARALLEL_JIT)
+def advance_threads(s, p, topo, t_end, x):
+    """``flit.kernel.advance`` with the router stages on ``len(x.err)`` threads."""
+    n_threads = x.err.shape[0]
+    t = s.cnt[C_CYCLE]
+    while t < t_end:
+        w = t // p.window
+        err = cycle_start(s, p, t, w)
+        if err != ERR_OK:
+            return err
+        arrival_slot, credit_slot, eject_slot = router_slots(p, t)
+        for c in range(s.cnt.shape[0]):
+            x.base[c] = s.cnt[c]
+            for i in range(n_threads):
+                x.cnt[i, c] = s.cnt[c]
+        for i in prange(n_threads):
+            x.err[i] = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x.bounds[i],
+                                    x.bounds[i + 1], x.ev_flit[i], x.ev_flit_n[i], x.ev_credit[i], x.ev_credit_n[i],
+                                    x.ev_eject[i], x.ev_eject_n[i], x.ts_link[i], x.ts_injected[i], x.cnt[i],
+                                    x.rows[i], x.req_vc[i], x.req_out[i], x.va_lane[i])
+        err = _merge(s, x, w, n_threads)
+        if err != ERR_OK:
+            return err
+        err = cycle_end(s, p, topo, t)
+        if err != ERR_OK:
+            return err
+        if cycle_done(s, p, t):
+            return ERR_OK
+        t += 1
+    return ERR_OK
+
+
+# Automatic choice: two threads from this many routers up (bench/flit_threads.py measured the
+# gain; below it the per-cycle hand-over costs more than the second core brings).
+AUTO_THREADS_ROUTERS = 4096
+
+
+def run_threads(cfg, n_routers: int) -> int:
+    """The threads a run uses: ``cfg.threads`` if given, else 2 for networks of at least
+    ``AUTO_THREADS_ROUTERS`` routers on a machine with two cores or more (and a routing that
+    allows it), else 1."""
+    import os
+
+    if cfg.threads is not None:
+        return cfg.threads
+    if cfg.router == "booksim" or cfg.routing == "ugal-g" or n_routers < AUTO_THREADS_ROUTERS:
+        return 1
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
+
+
+class ThreadedAdvance:
+    """``advance(state, params, topo_arrays, t_end)`` on ``threads`` threads, for run_flit."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self._scratch = None
+
+    def __call__(self, state, params, topo_arrays, t_end) -> int:
+        import threading
+
+        import numba
+
+        if threading.current_thread() is not threading.main_thread():
+            # Numba's workqueue layer takes one parallel launch at a time; in a worker thread
+            # (a threaded sweep) the one-thread kernel gives the same result.
+            from netsim_fast.flit.kernel import advance
+
+            return advance(state, params, topo_arrays, t_end)
+        if numba.config.THREADING_LAYER == "default":
+            # OpenMP threads spin while they wait: on a shared machine (a waiting thread without
+            # a core) that measured 10-20x slower than one thread; the workqueue layer blocks.
+            numba.config.THREADING_LAYER = "workqueue"
+        x = self._scratch
+        if x is None or x.ts_link.shape[1] != state.ts_link.shape[0]:  # the series grew
+            x = self._scratch = new_thread_scratch(state, params.n_nodes, self.threads)
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            return advance_threads(state, params, topo_arrays, t_end, x)
+        finally:
+            numba.set_num_threads(previous)
