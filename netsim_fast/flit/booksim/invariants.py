@@ -8,7 +8,8 @@
   their credit still queued at the downstream input port or on the credit channel. The same
   for the ejection port (its terminal returns a credit per flit) and the terminal's view of
   the injection VCs;
-- no input VC holds more than ``--buf`` flits.
+- no input VC holds more than ``--buf`` flits, and the packed copy of each VC's stage queue
+  (``b.lq``, what a router scans) is its queue.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def check_invariants(s, b, p, bp, t, held, scratch):
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = lane
             return ERR_OVERFLOW
+        if b.lq[lane] != b.ivc[lane].queue:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = lane
+            return ERR_CONSERVATION
         buffered += inl[lane].len
     # flits counted against each output VC (index = output VC lane), wherever they are now
     for node in range(p.n_nodes):

@@ -20,7 +20,8 @@ from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
-    INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING, VC_VA,
+    INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING,
+    VC_VA,
 )
 from netsim_fast.flit.booksim.switch import hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri
 from netsim_fast.flit.booksim.state import ERR_ABORT
@@ -57,7 +58,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
                 take_lookahead(s, b, p, bp, topo, lane, ph)
             else:
                 ivc[lane].state = VC_ROUTING
-                ivc[lane].queue = Q_ROUTE
+                ivc[lane].queue = b.lq[lane] = Q_ROUTE
                 ivc[lane].stamp = NONE
         elif ivc[lane].state == VC_ACTIVE and n == 0:
             ivc[lane].sa_grant = 0
@@ -65,7 +66,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
             if ivc[lane].queue == Q_HOLD:
                 ivc[lane].stamp = NONE  # its connection is still held
             else:
-                ivc[lane].queue = Q_SA
+                ivc[lane].queue = b.lq[lane] = Q_SA
     b.ev_flit_n[slot] = 0
     for i in range(b.ev_cred_n[slot]):
         o = b.ev_cred[slot, i]
@@ -77,7 +78,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
 
 
 @njit(**KERNEL_JIT)
-def _va_evaluate(s, b, p, bp, t, base, pv, node):
+def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     """A new VC-allocation batch when none is in flight: requests of every waiting VC, for each
     available VC of its route's range (not full, with vc_busy_when_full), input-side priority
     the route's (0), lowered below every other with vc_prioritize_empty when the VC holds flits
@@ -89,8 +90,8 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node):
     v = p.n_vcs
     if b.node[node].va_due != NONE:
         if b.node[node].va_due == t:
-            for k in range(pv):
-                lane = base + k
+            for j in range(n_act):
+                lane = base + b.act[j]
                 if ivc[lane].queue != Q_VA:
                     continue
                 if ivc[lane].va_stamp == NONE:
@@ -104,7 +105,8 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node):
     for k in range(pv):
         in_n[k] = 0
         out_n[k] = 0
-    for k in range(pv):
+    for j in range(n_act):
+        k = b.act[j]
         lane = base + k
         if ivc[lane].queue != Q_VA:
             continue
@@ -133,7 +135,8 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node):
     if not any_req:
         return ERR_OK
     allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, b, b.va_gptr, b.va_aptr, b.va_sc, b.va_min, b.va_mout, node)
-    for k in range(pv):
+    for j in range(n_act):  # only requesting VCs can be matched
+        k = b.act[j]
         if b.match[k] != NONE:
             ivc[base + k].va_grant = base + b.match[k]
             ivc[base + k].va_step = b.step[0]
@@ -141,11 +144,12 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node):
 
 
 @njit(**KERNEL_JIT)
-def _route_update(s, b, p, bp, topo, t, base, pv):
+def _route_update(s, b, p, bp, topo, t, base, pv, n_act):
     """The routing batch due now: each head gets its route and waits for an output VC."""
     ivc, inl, in_buf, pkts, out = b.ivc, s.inl, s.in_buf, s.pkt, b.route_out
     node = base // pv
-    for k in range(pv):
+    for j in range(n_act):
+        k = b.act[j]
         lane = base + k
         if ivc[lane].queue != Q_ROUTE or ivc[lane].stamp != t:
             continue
@@ -159,7 +163,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv):
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA
-        ivc[lane].queue = Q_VA
+        ivc[lane].queue = b.lq[lane] = Q_VA
         ivc[lane].stamp = NONE
         ivc[lane].va_grant = NONE
         ivc[lane].va_stamp = NONE
@@ -174,19 +178,33 @@ def _internal_step(s, b, p, bp, topo, t, node):
     v, ports = p.n_vcs, p.n_ports
     pv = ports * v
     base = node * pv
+    # The VCs in some stage queue now, ascending (from the packed copy of their queues): every
+    # stage below visits only these, as a VC joins a queue during the step only from another.
+    act, lq = b.act, b.lq
+    n_act, n_va, n_sa = 0, 0, 0
+    for k in range(pv):
+        q = lq[base + k]
+        if q != Q_NONE:
+            act[n_act] = k
+            n_act += 1
+            n_va += q == Q_VA
+            n_sa += q == Q_SA
     # evaluate: routing (a new batch only when none is in flight), VC and switch allocation
     if bnode[node].rt_due == NONE:
         due = t + bp.routing_delay - 1
-        for k in range(pv):
-            if ivc[base + k].queue == Q_ROUTE and ivc[base + k].stamp == NONE:
-                ivc[base + k].stamp = due
+        for j in range(n_act):
+            lane = base + act[j]
+            if ivc[lane].queue == Q_ROUTE and ivc[lane].stamp == NONE:
+                ivc[lane].stamp = due
                 bnode[node].rt_due = due
     b.step[0] += 1  # this internal step: a speculative switch grant needs a VC grant of the same step
-    err = _va_evaluate(s, b, p, bp, t, base, pv, node)
+    err = ERR_OK
+    if n_va > 0:  # with no VC waiting, VC allocation has nothing to start, check or void
+        err = _va_evaluate(s, b, p, bp, t, base, pv, node, n_act)
     if bp.hold:
-        hold_evaluate(s, b, p, base, pv)
-    if err == ERR_OK:
-        err = sa_evaluate(s, b, p, bp, t, base, pv, node)
+        hold_evaluate(s, b, p, base, n_act)
+    if err == ERR_OK and (n_sa > 0 or (bp.spec and n_va > 0)):  # likewise for the switch
+        err = sa_evaluate(s, b, p, bp, t, base, pv, node, n_act)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         s.cnt[C_ERR_LANE] = node
@@ -201,12 +219,12 @@ def _internal_step(s, b, p, bp, topo, t, node):
             xb[node, q, 3] = t + bp.xbar_delay - 1
     # update
     if bnode[node].rt_due == t:
-        _route_update(s, b, p, bp, topo, t, base, pv)
+        _route_update(s, b, p, bp, topo, t, base, pv, n_act)
         bnode[node].rt_due = NONE
     if bnode[node].va_due == t:
         bnode[node].va_due = NONE
-        for k in range(pv):
-            lane = base + k
+        for j in range(n_act):
+            lane = base + act[j]
             if ivc[lane].queue != Q_VA or ivc[lane].va_stamp != t:
                 continue
             ivc[lane].va_stamp = NONE  # without a grant: waiting again
@@ -218,14 +236,14 @@ def _internal_step(s, b, p, bp, topo, t, node):
                 ivc[lane].port = (o - base) // v  # the granted element's port (torus min_adapt has two)
                 ivc[lane].va_grant = NONE
                 ivc[lane].state = VC_ACTIVE
-                ivc[lane].queue = Q_SA  # speculating, it keeps its place (and stamp) in the switch queue
+                ivc[lane].queue = b.lq[lane] = Q_SA  # speculating, it keeps its place (and stamp) in the switch queue
                 if not bp.spec:
                     ivc[lane].sa_stamp = NONE
     err = ERR_OK
     if bp.hold:
-        err = hold_update(s, b, p, bp, topo, t, base, pv, node)
+        err = hold_update(s, b, p, bp, topo, t, base, node, n_act)
     if err == ERR_OK:
-        err = sa_update(s, b, p, bp, topo, t, base, pv, node)
+        err = sa_update(s, b, p, bp, topo, t, base, node, n_act)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         return err

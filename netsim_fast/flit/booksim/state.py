@@ -176,6 +176,8 @@ class BkState(NamedTuple):
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
+    lq: np.ndarray         # int8[L] each VC's queue (ivc.queue) again, packed: a router's scan reads one cache line
+    act: np.ndarray        # int32[P*V] the router's VCs in some stage queue this internal step, ascending
     route_out: np.ndarray  # int64[7] routing scratch: (port, vc_lo, vc_hi, ph, esc, port2, vc2)
     rng: np.ndarray        # uint64[1] xorshift state: routing draws (ties, intermediates, ...)
     acc: np.ndarray        # float64[1] internal-step accumulator (the same for every router)
@@ -260,7 +262,7 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
         pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
-        sa_pri=np.zeros((xi, xo), i8),
+        sa_pri=np.zeros((xi, xo), i8), lq=np.zeros(lanes, np.int8), act=np.zeros(pv, i4),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
         dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=np.full(n * ports, bp.link, i8),

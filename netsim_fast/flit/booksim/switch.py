@@ -66,7 +66,7 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
         ivc[lane].lo, ivc[lane].hi = out[1], out[2]
         ivc[lane].noq = pack_route(out)
     ivc[lane].state = VC_VA
-    ivc[lane].queue = Q_VA
+    ivc[lane].queue = b.lq[lane] = Q_VA
     ivc[lane].va_grant = NONE
     ivc[lane].va_stamp = NONE
     ivc[lane].sa_stamp = NONE
@@ -83,7 +83,7 @@ def vc_pri(s, b, p, bp, lane):
 
 
 @njit(**KERNEL_JIT)
-def sa_evaluate(s, b, p, bp, t, base, pv, node):
+def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     """A new switch-allocation batch when none is in flight (due ``sw_alloc_delay - 1`` cycles
     later): one request per (crossbar input, crossbar output): of the VCs that may request,
     the highest priority, then the one nearest after the crossbar input's round-robin offset;
@@ -97,11 +97,12 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node):
     n_xi, n_xo = ports * ins, ports * outs
     if b.node[node].sa_due != NONE:  # a batch in flight: nothing new starts
         if b.node[node].sa_due == t:
-            for k in range(pv):
-                q = ivc[base + k].queue
-                if (q == Q_SA or (bp.spec and q == Q_VA)) and ivc[base + k].sa_stamp == NONE:
+            for j in range(n_act):
+                lane = base + b.act[j]
+                q = ivc[lane].queue
+                if (q == Q_SA or (bp.spec and q == Q_VA)) and ivc[lane].sa_stamp == NONE:
                     return ERR_ABORT
-            _recheck(s, b, p, t, base, pv)
+            _recheck(s, b, p, t, base, n_act)
         return ERR_OK
     due = t + bp.sa_delay - 1
     any_req = False
@@ -111,7 +112,8 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node):
             sa_vc[xi, xo] = NONE
     for xo in range(n_xo):
         out_n[xo] = 0
-    for k in range(pv):
+    for j in range(n_act):
+        k = b.act[j]
         lane = base + k
         q = ivc[lane].queue
         if q != Q_SA and not (bp.spec and q == Q_VA):
@@ -169,17 +171,17 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node):
             ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
             b.sa_off[node, xi] = (vc + ins) % v
     if due == t:
-        _recheck(s, b, p, t, base, pv)
+        _recheck(s, b, p, t, base, n_act)
     return ERR_OK
 
 
 @njit(**KERNEL_JIT)
-def _recheck(s, b, p, t, base, pv):
+def _recheck(s, b, p, t, base, n_act):
     """Grants due now (5.9): a speculative grant stands only if this step's VC allocation
     granted the VC an output VC with room; an active VC's grant only if its output VC has room."""
     ivc, ovc = b.ivc, b.ovc
-    for k in range(pv):
-        lane = base + k
+    for j in range(n_act):
+        lane = base + b.act[j]
         if ivc[lane].sa_grant == 0 or ivc[lane].sa_stamp != t:
             continue
         if ivc[lane].state == VC_VA:
@@ -243,7 +245,7 @@ def _next_packet(s, b, p, bp, topo, lane):
         take_lookahead(s, b, p, bp, topo, lane, b.ph_buf[lane, s.inl[lane].head])
     else:
         b.ivc[lane].state = VC_ROUTING
-        b.ivc[lane].queue = Q_ROUTE
+        b.ivc[lane].queue = b.lq[lane] = Q_ROUTE
         b.ivc[lane].stamp = NONE
 
 
@@ -258,14 +260,15 @@ def _drop_hold(b, bp, node, k, v):
 
 
 @njit(**KERNEL_JIT)
-def sa_update(s, b, p, bp, topo, t, base, pv, node):
+def sa_update(s, b, p, bp, topo, t, base, node, n_act):
     """Granted VCs send their front flit into the crossbar and pass to their next stage."""
     ivc, inl = b.ivc, s.inl
     v = p.n_vcs
     if b.node[node].sa_due != t:
         return ERR_OK
     b.node[node].sa_due = NONE
-    for k in range(pv):
+    for j in range(n_act):
+        k = b.act[j]
         lane = base + k
         q = ivc[lane].queue
         if not (q == Q_SA or (bp.spec and q == Q_VA)) or ivc[lane].sa_stamp != t:
@@ -282,7 +285,7 @@ def sa_update(s, b, p, bp, topo, t, base, pv, node):
             return ERR_OVERFLOW
         tail = (flit & 1) == 1
         if inl[lane].len == 0:
-            ivc[lane].queue = Q_NONE
+            ivc[lane].queue = b.lq[lane] = Q_NONE
             if tail:
                 ivc[lane].state = VC_IDLE
                 inl[lane].out = NONE
@@ -293,27 +296,28 @@ def sa_update(s, b, p, bp, topo, t, base, pv, node):
             xi, xo = i * bp.in_speedup + (k % v) % bp.in_speedup, ivc[lane].port * bp.out_speedup + i % bp.out_speedup
             b.hold_in[node, xi] = xo
             b.hold_out[node, xo] = xi
-            ivc[lane].queue = Q_HOLD
+            ivc[lane].queue = b.lq[lane] = Q_HOLD
             ivc[lane].stamp = NONE
     return ERR_OK
 
 
 @njit(**KERNEL_JIT)
-def hold_evaluate(s, b, p, base, pv):
+def hold_evaluate(s, b, p, base, n_act):
     """A held connection is kept this cycle while its output VC has room."""
-    for k in range(pv):
-        lane = base + k
+    for j in range(n_act):
+        lane = base + b.act[j]
         if b.ivc[lane].queue == Q_HOLD:
             b.ivc[lane].stamp = 1 if b.ovc[s.inl[lane].out].occ < p.buf else 0
 
 
 @njit(**KERNEL_JIT)
-def hold_update(s, b, p, bp, topo, t, base, pv, node):
+def hold_update(s, b, p, bp, topo, t, base, node, n_act):
     """Kept connections move their VC's front flit (unless the output FIFO is at its bound);
     a connection not kept is dropped and its VC requests the switch again."""
     ivc, inl = b.ivc, s.inl
     v = p.n_vcs
-    for k in range(pv):
+    for j in range(n_act):
+        k = b.act[j]
         lane = base + k
         if ivc[lane].queue != Q_HOLD or ivc[lane].stamp == NONE:
             continue  # not held, or held only since this cycle's switch update
@@ -322,7 +326,7 @@ def hold_update(s, b, p, bp, topo, t, base, pv, node):
         ivc[lane].stamp = NONE
         if not kept:
             _drop_hold(b, bp, node, k, v)
-            ivc[lane].queue = Q_SA
+            ivc[lane].queue = b.lq[lane] = Q_SA
             ivc[lane].sa_grant = 0
             ivc[lane].sa_stamp = NONE
             continue
@@ -333,7 +337,7 @@ def hold_update(s, b, p, bp, topo, t, base, pv, node):
         if inl[lane].len == 0 or tail:
             _drop_hold(b, bp, node, k, v)
             if inl[lane].len == 0:
-                ivc[lane].queue = Q_NONE
+                ivc[lane].queue = b.lq[lane] = Q_NONE
                 if tail:
                     ivc[lane].state = VC_IDLE
                     inl[lane].out = NONE
