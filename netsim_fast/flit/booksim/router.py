@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
@@ -77,7 +77,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     """A new VC-allocation batch when none is in flight: requests of every waiting VC, for each
     available VC of its route's range (not full, with vc_busy_when_full), input-side priority
@@ -143,7 +143,7 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _route_update(s, b, p, bp, topo, t, base, pv, n_act):
     """The routing batch due now: each head gets its route and waits for an output VC."""
     ivc, inl, in_buf, pkts, out = b.ivc, s.inl, s.in_buf, s.pkt, b.route_out
@@ -170,7 +170,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv, n_act):
         ivc[lane].sa_stamp = NONE
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _internal_step(s, b, p, bp, topo, t, node):
     """Stages 2-12 of docs/booksim-router.md 5.4 at ``node`` (input queuing, stage 1, is
     ``read_inputs``: a cycle's flits and credits are all in before its first internal step)."""
@@ -279,7 +279,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
     return ERR_OK
 
 
-@njit(**KERNEL_STAGE_JIT)
+@njit(**KERNEL_INLINE)
 def router_step(s, b, p, bp, topo, t, w, node, steps):
     """``steps`` internal steps of the router (internal_speedup), then its write phase."""
     for _ in range(steps):
@@ -290,7 +290,7 @@ def router_step(s, b, p, bp, topo, t, w, node, steps):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _write_outputs(s, b, p, bp, t, w, node):
     """Write phase: each output port sends its FIFO's front flit. A network channel delivers it
     into the downstream VC ``d + 1`` cycles later; the ejection channel hands it to the terminal

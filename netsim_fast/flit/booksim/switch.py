@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_INLINE
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
@@ -29,7 +29,7 @@ from netsim_fast.flit.booksim.state import (
 from netsim_fast.flit.state import ERR_OK, ERR_OVERFLOW
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def vc_pri(s, b, p, bp, lane):
     """A VC's priority (5.10): 0, its FIFO length (queue_length) or its front flit's."""
     if bp.priority == PRI_NONE:
@@ -39,7 +39,7 @@ def vc_pri(s, b, p, bp, lane):
     return b.pri_buf[lane, s.inl[lane].head]
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def take_lookahead(s, b, p, bp, topo, lane, info):
     """routing_delay 0: the head's route, computed one router ahead, is taken as it is and the
     VC waits for an output VC (and, speculating, for the switch). With noq (5.11) the route at
@@ -72,17 +72,7 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
     ivc[lane].sa_stamp = NONE
 
 
-@njit(**KERNEL_JIT)
-def vc_pri(s, b, p, bp, lane):
-    """A VC's priority (5.10): 0, its FIFO length (queue_length) or its front flit's."""
-    if bp.priority == PRI_NONE:
-        return 0
-    if bp.priority == PRI_QUEUE_LENGTH:
-        return s.inl[lane].len
-    return b.pri_buf[lane, s.inl[lane].head]
-
-
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     """A new switch-allocation batch when none is in flight (due ``sw_alloc_delay - 1`` cycles
     later): one request per (crossbar input, crossbar output): of the VCs that may request,
@@ -175,7 +165,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _recheck(s, b, p, t, base, n_act):
     """Grants due now (5.9): a speculative grant stands only if this step's VC allocation
     granted the VC an output VC with room; an active VC's grant only if its output VC has room."""
@@ -192,7 +182,7 @@ def _recheck(s, b, p, t, base, n_act):
             ivc[lane].sa_grant = 0
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _send_front(s, b, p, bp, topo, t, lane, k, node):
     """The front flit of VC ``lane`` (index ``k`` in its router) leaves for the crossbar; returns
     the flit, or -1 if the crossbar queue is full (an engine error)."""
@@ -236,7 +226,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
     return flit
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _next_packet(s, b, p, bp, topo, lane):
     """The tail left and the VC holds the next packet's head: routed (or, lookahead,
     allocated) from the next cycle on."""
@@ -249,7 +239,7 @@ def _next_packet(s, b, p, bp, topo, lane):
         b.ivc[lane].stamp = NONE
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _drop_hold(b, bp, node, k, v):
     """Free the held connection of the crossbar input of VC index ``k``."""
     xi = (k // v) * bp.in_speedup + (k % v) % bp.in_speedup
@@ -259,7 +249,7 @@ def _drop_hold(b, bp, node, k, v):
         b.hold_in[node, xi] = NONE
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def sa_update(s, b, p, bp, topo, t, base, node, n_act):
     """Granted VCs send their front flit into the crossbar and pass to their next stage."""
     ivc, inl = b.ivc, s.inl
@@ -301,7 +291,7 @@ def sa_update(s, b, p, bp, topo, t, base, node, n_act):
     return ERR_OK
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def hold_evaluate(s, b, p, base, n_act):
     """A held connection is kept this cycle while its output VC has room."""
     for j in range(n_act):
@@ -310,7 +300,7 @@ def hold_evaluate(s, b, p, base, n_act):
             b.ivc[lane].stamp = 1 if b.ovc[s.inl[lane].out].occ < p.buf else 0
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def hold_update(s, b, p, bp, topo, t, base, node, n_act):
     """Kept connections move their VC's front flit (unless the output FIFO is at its bound);
     a connection not kept is dropped and its VC requests the switch again."""

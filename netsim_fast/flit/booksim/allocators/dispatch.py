@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT
+from netsim_fast._jit import KERNEL_INLINE
 from netsim_fast.flit.booksim.allocators.islip import islip
 from netsim_fast.flit.booksim.allocators.loa import loa
 from netsim_fast.flit.booksim.allocators.max_size import max_size
@@ -27,7 +27,7 @@ KINDS = {"islip": ISLIP, "separable_input_first": SEP_IN, "separable_output_firs
 ARBITERS = {"round_robin": 0, "matrix": 1}
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _dense(b, n_in, value):
     for i in range(n_in):
         for j in range(b.in_n[i]):
@@ -40,7 +40,7 @@ def _dense(b, n_in, value):
                 b.dpout[b.out_req[o, j], o] = b.out_pri[o, j]
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def _pairs(b, n_in):
     """Distinct (output-side, input-side) priority pairs, highest first; the request count and
     the last request (wavefront)."""
@@ -66,7 +66,7 @@ def _pairs(b, n_in):
     return n_pairs, n_req, last_in, last_out
 
 
-@njit(**KERNEL_JIT)
+@njit(**KERNEL_INLINE)
 def allocate(kind, iters, arb, n_in, n_out, b, gptr, aptr, sc, mat_in, mat_out, node):
     """Run allocator ``kind`` for router ``node``; the matching is left in ``b.match``."""
     match, out_match = b.match, b.xgrant
