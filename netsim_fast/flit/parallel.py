@@ -159,15 +159,18 @@ AUTO_THREADS_ROUTERS = 4096
 
 def run_threads(cfg, n_routers: int) -> int:
     """The threads a run uses: ``cfg.threads`` if given, else 2 for networks of at least
-    ``AUTO_THREADS_ROUTERS`` routers on a machine with two cores or more (and a routing that
-    allows it), else 1."""
+    ``AUTO_THREADS_ROUTERS`` routers when a second core is idle (the load average leaves one
+    free) and the routing allows it, else 1. With no idle core the threads hand over every
+    cycle to a thread that waits for a core: bench/flit_threads.py measured 0.6x one thread."""
     import os
 
     if cfg.threads is not None:
         return cfg.threads
     if cfg.router == "booksim" or cfg.routing == "ugal-g" or n_routers < AUTO_THREADS_ROUTERS:
         return 1
-    return 2 if (os.cpu_count() or 1) >= 2 else 1
+    cores = os.cpu_count() or 1
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else float(cores)
+    return 2 if cores >= 2 and busy <= cores - 1.5 else 1
 
 
 class ThreadedAdvance:
