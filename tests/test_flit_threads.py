@@ -29,6 +29,8 @@ CASES = {
                                   packet_sizes="1,8", packet_mix="0.5,0.5", rate=0.4, cycles=600),
     "link faults, table routing": dict(topology="torus", k=5, routing="minimal", link_failures=3, fault_seed=2,
                                        rate=0.3, cycles=600),
+    "request-reply closed loop": dict(topology="torus", k=4, vcs=4, closed_loop=True, outstanding=2, reply_flits=4,
+                                      rate=0.3, cycles=600),
     "total exchange to completion": dict(topology="torus", k=4, routing="duato", pattern="random-te"),
     "debug invariants, onoff": dict(topology="mesh", k=4, injection="onoff", burst_length=4, duty_cycle=0.5,
                                     rate=0.3, cycles=300, check_invariants=True),
