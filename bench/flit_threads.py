@@ -5,7 +5,7 @@ measured in the same run (the speed issue's two-core target).
     PYTHONPATH=. python bench/flit_threads.py --k 32 --rounds 7 --cycles 2000
 
 Each round runs, one after the other: the busy loop on 1 and on 2 threads (a ``numba.prange``
-over two halves of an arithmetic loop, the same threading layer as the engine), then the
+over two halves of an arithmetic loop, the same threading layer and spin count as the engine), then the
 engine on 1 and on 2 threads (``--threads``; torus, dor, 4 VCs x 8, 8-flit packets, uniform,
 30 % of capacity, ``--cycles``). A speed-up is the median over rounds of the one-thread time
 over the two-thread time (simulation time, ``sim_seconds``, without loading the kernels).
@@ -37,20 +37,22 @@ from netsim_fast.experiment import simulate  # noqa: E402
 
 
 @njit(parallel=True, cache=True)
-def _busy(n, out):
-    """Two independent halves of a dependent arithmetic chain, one per prange iteration."""
+def _busy(n, table, out):
+    """Two independent halves of a dependent chain, one per prange iteration; each step reads a
+    table entry the previous step chose (from L1), so the compiler cannot shorten the chain."""
     for half in prange(2):
         x = half + 1
-        for i in range(n):
-            x = (x * 6364136223846793005 + 1442695040888963407 + i) & 0xFFFFFFFFFFFF
+        for _ in range(n):
+            x = (x * 6364136223846793005 + table[(x >> 17) & 1023]) & 0xFFFFFFFFFFFF
         out[half] = x
 
 
 def busy_seconds(threads: int, n: int) -> float:
     numba.set_num_threads(threads)
     out = np.zeros(2, np.int64)
+    table = np.arange(1024, dtype=np.int64) * 2654435761
     start = time.perf_counter()
-    _busy(n, out)
+    _busy(n, table, out)
     return time.perf_counter() - start
 
 
@@ -66,10 +68,10 @@ def main(argv=None) -> int:
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--cycles", type=int, default=1500)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--busy", type=int, default=1_000_000_000, help="iterations of each half of the busy loop")
+    ap.add_argument("--busy", type=int, default=100_000_000, help="iterations of each half of the busy loop")
     ap.add_argument("--out", default="docs/figures/flit_threads.csv")
     args = ap.parse_args(argv)
-    numba.config.THREADING_LAYER = "workqueue"  # the engine's layer (flit/parallel.py)
+    os.environ.setdefault("GOMP_SPINCOUNT", "20000")  # as the engine sets it (flit/parallel.py)
     busy_seconds(2, 1000)
     engine_run(args.k, 50, 1)
     engine_run(args.k, 50, 2)  # load (or compile) both kernels before timing

@@ -4,7 +4,7 @@ A cycle's router stages (flit/kernel.py ``router_range``) are the bulk of the wo
 router there writes only its own records, except for four things: the events it sends (flits
 to the next router, credits upstream, ejected flits), the counters and time series it adds
 to, and its scratch. So the routers are cut into ``N`` contiguous ranges, one per thread
-(``numba.prange``), each with its own event rings, counters, series and scratch
+(``numba.prange``, Numba's default threading layer), each with its own event rings, counters, series and scratch
 (``ThreadScratch``); after the routers, the threads' events are appended to the state's rings
 thread by thread, which is router order, the order one thread appends them in, and their
 counts are added. Everything before and after the routers runs on one thread as before.
@@ -17,6 +17,7 @@ before it already moved in this cycle, several threads would not).
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 import numpy as np
@@ -179,6 +180,12 @@ class ThreadedAdvance:
     def __init__(self, threads: int):
         self.threads = threads
         self._scratch = None
+        # The threads meet twice a cycle. OpenMP's waiting threads spin for GOMP_SPINCOUNT
+        # rounds (300,000 by default) before they sleep: with a core free, 20,000 keeps the
+        # hand-over fast (64x64: 1.5-1.8x one thread); with none, the default spin measured
+        # 10-20x slower than one thread, 20,000 up to 4.7x (bench/flit_threads.py). Read when
+        # OpenMP starts, so set before the first parallel launch; a value in the environment wins.
+        os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
     def __call__(self, state, params, topo_arrays, t_end) -> int:
         import threading
@@ -186,15 +193,11 @@ class ThreadedAdvance:
         import numba
 
         if threading.current_thread() is not threading.main_thread():
-            # Numba's workqueue layer takes one parallel launch at a time; in a worker thread
-            # (a threaded sweep) the one-thread kernel gives the same result.
+            # one parallel launch at a time (Numba's workqueue layer, where OpenMP is missing, takes
+            # no other); in a worker thread (a threaded sweep) the one-thread kernel gives the same result
             from netsim_fast.flit.kernel import advance
 
             return advance(state, params, topo_arrays, t_end)
-        if numba.config.THREADING_LAYER == "default":
-            # OpenMP threads spin while they wait: on a shared machine (a waiting thread without
-            # a core) that measured 10-20x slower than one thread; the workqueue layer blocks.
-            numba.config.THREADING_LAYER = "workqueue"
         x = self._scratch
         if x is None or x.ts_link.shape[1] != state.ts_link.shape[0]:  # the series grew
             x = self._scratch = new_thread_scratch(state, params.n_nodes, self.threads)
