@@ -153,8 +153,9 @@ def advance_threads(s, p, topo, t_end, x):
     return ERR_OK
 
 
-# Automatic choice: two threads from this many routers up (bench/flit_threads.py measured the
-# gain; below it the per-cycle hand-over costs more than the second core brings).
+# Automatic choice: two threads from this many routers up: bench/flit_threads.py measured the
+# gain on 64x64 (4,096 routers); smaller networks do less work per hand-over and were not
+# measured to gain, so they keep one thread unless --threads says otherwise.
 AUTO_THREADS_ROUTERS = 4096
 
 
@@ -162,7 +163,7 @@ def run_threads(cfg, n_routers: int) -> int:
     """The threads a run uses: ``cfg.threads`` if given, else 2 for networks of at least
     ``AUTO_THREADS_ROUTERS`` routers when a second core is idle (the load average leaves one
     free) and the routing allows it, else 1. With no idle core the threads hand over every
-    cycle to a thread that waits for a core: bench/flit_threads.py measured 0.6x one thread."""
+    cycle to a thread that waits for a core: bench/flit_threads.py --load 2 measured no gain (0.99x)."""
     import os
 
     if cfg.threads is not None:
@@ -181,10 +182,10 @@ class ThreadedAdvance:
         self.threads = threads
         self._scratch = None
         # The threads meet twice a cycle. OpenMP's waiting threads spin for GOMP_SPINCOUNT
-        # rounds (300,000 by default) before they sleep: with a core free, 20,000 keeps the
-        # hand-over fast (64x64: 1.5-1.8x one thread); with none, the default spin measured
-        # 10-20x slower than one thread, 20,000 up to 4.7x (bench/flit_threads.py). Read when
-        # OpenMP starts, so set before the first parallel launch; a value in the environment wins.
+        # rounds (300,000 by default) before they sleep, which on a machine with no idle core
+        # keeps the pair waiting for each other's core; 20,000 still hands over fast when a core
+        # is free (bench/flit_threads.py, with and without --load). Read when OpenMP starts, so
+        # set before the first parallel launch; a value in the environment wins.
         os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
     def __call__(self, state, params, topo_arrays, t_end) -> int:
@@ -199,8 +200,11 @@ class ThreadedAdvance:
 
             return advance(state, params, topo_arrays, t_end)
         x = self._scratch
-        if x is None or x.ts_link.shape[1] != state.ts_link.shape[0]:  # the series grew
+        if x is None:
             x = self._scratch = new_thread_scratch(state, params.n_nodes, self.threads)
+        elif x.ts_link.shape[1] != state.ts_link.shape[0]:  # the series grew (they double): only they follow
+            x = self._scratch = x._replace(ts_link=_per_thread(state.ts_link, self.threads),
+                                           ts_injected=_per_thread(state.ts_injected, self.threads))
         previous = numba.get_num_threads()
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
         try:
