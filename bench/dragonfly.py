@@ -79,7 +79,7 @@ def knee(routing: str, pattern: str, args, rows: list, run=None) -> float:
     return lo / 100
 
 
-def plot(rows: list, path: Path, title: str) -> None:
+def plot(rows: list, path: Path, title: str, routings=ROUTINGS) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -87,7 +87,7 @@ def plot(rows: list, path: Path, title: str) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for ax, pattern in zip(axes, PATTERNS):
-        for routing in ROUTINGS:
+        for routing in routings:
             pts = sorted((r["offered_load"], r["latency_mean"]) for r in rows
                          if r["routing"] == routing and r["pattern"] == pattern and not r["saturated"])
             if pts:
@@ -101,6 +101,29 @@ def plot(rows: list, path: Path, title: str) -> None:
     fig.suptitle(f"{title} (the runs of the bisection)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+def saturations(args, run_point=None, routings=ROUTINGS) -> tuple[list, dict]:
+    """Every (routing, pattern)'s saturation by ``knee``: the runs' rows and {(routing, pattern): load}."""
+    rows, table = [], {}
+    for pattern in PATTERNS:
+        for routing in routings:
+            table[(routing, pattern)] = knee(routing, pattern, args, rows, run=run_point)
+    return rows, table
+
+
+def write_outputs(out: Path, name: str, rows: list, table: dict, title: str, routings=ROUTINGS) -> None:
+    """``NAME_curves.csv`` (every run), ``NAME_saturation.csv`` (the table) and ``NAME_curves.png``."""
+    with open(out / f"{name}_curves.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    with open(out / f"{name}_saturation.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["routing", *PATTERNS])
+        for routing in routings:
+            w.writerow([routing, *(table[(routing, p)] for p in PATTERNS)])
+    plot(rows, out / f"{name}_curves.png", title, routings)
 
 
 def main() -> None:
@@ -123,24 +146,12 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.process_time()
-    rows, table = [], {}
-    for pattern in PATTERNS:
-        for routing in ROUTINGS:
-            table[(routing, pattern)] = knee(routing, pattern, args, rows)
+    rows, table = saturations(args)
     name = "dragonfly_large" if args.large else "dragonfly"
     p, a, h = (4, 8, 4) if args.large else (2, 4, 2)
     title = (f"{a * (a * h + 1) * p}-terminal dragonfly (P={p}, A={a}, H={h}, G={a * h + 1}), "
              f"links {args.local_latency}/{args.global_latency} cycles, --buf {args.buf}")
-    with open(out / f"{name}_curves.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-    with open(out / f"{name}_saturation.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["routing", *PATTERNS])
-        for routing in ROUTINGS:
-            w.writerow([routing, *(table[(routing, p)] for p in PATTERNS)])
-    plot(rows, out / f"{name}_curves.png", title)
+    write_outputs(out, name, rows, table, title)
     uni = {r: table[(r, "uniform")] for r in ROUTINGS}
     wc = {r: table[(r, "worst-case")] for r in ROUTINGS}
     print(f"\nsaturation (flits/terminal/cycle), {title}, vcs {args.vcs}, {len(rows)} runs, "

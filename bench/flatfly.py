@@ -27,11 +27,10 @@ expected relations.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 
-from dragonfly import FIELDS, PATTERNS, ROUTINGS, knee, plot
+from dragonfly import FIELDS, PATTERNS, ROUTINGS, saturations, write_outputs
 
 
 def run_point(routing: str, pattern: str, rate: float, args) -> dict:
@@ -58,22 +57,10 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.process_time()
-    rows, table = [], {}
-    for pattern in PATTERNS:
-        for routing in ROUTINGS:
-            table[(routing, pattern)] = knee(routing, pattern, args, rows, run=run_point)
+    rows, table = saturations(args, run_point)
     c = args.concentration
     title = f"{args.k}-ary {args.n}-flat flattened butterfly, {c} terminals per router, --vcs {args.vcs} --buf {args.buf}"
-    with open(out / "flatfly_curves.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-    with open(out / "flatfly_saturation.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["routing", *PATTERNS])
-        for routing in ROUTINGS:
-            w.writerow([routing, *(table[(routing, p)] for p in PATTERNS)])
-    plot(rows, out / "flatfly_curves.png", title)
+    write_outputs(out, "flatfly", rows, table, title)
     uni = {r: table[(r, "uniform")] for r in ROUTINGS}
     wc = {r: table[(r, "worst-case")] for r in ROUTINGS}
     print(f"\nsaturation (flits/terminal/cycle), {title}, {len(rows)} runs, {time.process_time() - start:.0f} s CPU")

@@ -29,11 +29,10 @@ unsaturated runs) and ``<name>_saturation.csv`` (the table), and prints the tabl
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 
-from dragonfly import FIELDS, PATTERNS, knee
+from dragonfly import FIELDS, saturations, write_outputs
 
 ROUTINGS = ("minimal", "dim-adaptive", "min-adaptive", "ugal-l")
 
@@ -47,30 +46,6 @@ def run_point(routing: str, pattern: str, rate: float, args) -> dict:
                         router="lanes", routing=routing, pattern=pattern, rate=rate, vcs=args.vcs, buf=args.buf,
                         seed=1, headers_per_cycle=0, **extra))
     return {"routing": routing, "pattern": pattern, "rate": rate, **{k: s.get(k) for k in FIELDS[3:]}}
-
-
-def plot(rows: list, path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    for ax, pattern in zip(axes, PATTERNS):
-        for routing in ROUTINGS:
-            pts = sorted((r["offered_load"], r["latency_mean"]) for r in rows
-                         if r["routing"] == routing and r["pattern"] == pattern and not r["saturated"])
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=routing)
-        ax.set_title(pattern)
-        ax.set_xlabel("offered load (flits/terminal/cycle)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("mean latency (cycles), unsaturated runs")
-    axes[0].set_ylim(0, 300)
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
 
 
 def main() -> None:
@@ -87,22 +62,10 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.process_time()
-    rows, table = [], {}
-    for pattern in PATTERNS:
-        for routing in ROUTINGS:
-            table[(routing, pattern)] = knee(routing, pattern, args, rows, run=run_point)
+    rows, table = saturations(args, run_point, ROUTINGS)
     title = (f"HyperX --dims {args.dims} --widths {args.widths}, {args.concentration} terminals per router, "
              f"--vcs {args.vcs} --buf {args.buf}")
-    with open(out / f"{args.name}_curves.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-    with open(out / f"{args.name}_saturation.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["routing", *PATTERNS])
-        for routing in ROUTINGS:
-            w.writerow([routing, *(table[(routing, p)] for p in PATTERNS)])
-    plot(rows, out / f"{args.name}_curves.png", title)
+    write_outputs(out, args.name, rows, table, title, ROUTINGS)
     print(f"\nsaturation (flits/terminal/cycle), {title}, {len(rows)} runs, {time.process_time() - start:.0f} s CPU")
     print("| routing | uniform | worst-case |")
     print("| --- | --- | --- |")
