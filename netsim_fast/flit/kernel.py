@@ -193,6 +193,14 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
 def cycle_start(s, p, t, w):
     """The cycle's stages before the routers': arrivals, release, ejection."""
     arrivals(s, p, t, t % p.ring)
+    return release_and_eject(s, p, t, w)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def release_and_eject(s, p, t, w):
+    """Release and ejection. They touch nothing arrivals touch (sources and local output lanes
+    against input lanes and network output lanes; the router counters both add to commute), so
+    flit/parallel.py may run arrivals after them, on the routers' threads."""
     err = release(s, p, t)
     if err != ERR_OK:
         return err

@@ -5,9 +5,12 @@ router there writes only its own records, except for four things: the events it 
 to the next router, credits upstream, ejected flits), the counters and time series it adds
 to, and its scratch. So the routers are cut into ``N`` contiguous ranges, one per thread
 (``numba.prange``, Numba's default threading layer), each with its own event rings, counters, series and scratch
-(``ThreadScratch``); after the routers, the threads' events are appended to the state's rings
-thread by thread, which is router order, the order one thread appends them in, and their
-counts are added. Everything before and after the routers runs on one thread as before.
+(``ThreadScratch``). Each thread also takes the cycle's arrivals (stage 1) for its own
+routers, reading every thread's rings, so the flits and credits stay where they were written
+until a run returns (``_flush``); arrivals commute with release and ejection, which run
+first, on one thread. After the routers, the threads' ejected flits are appended to the
+state's ring thread by thread, which is router order, the order one thread appends them in,
+and their counts are added. What else runs before and after the routers runs on one thread.
 
 What this needs of a run, checked up front (config/run_control.py): the ``lanes`` or ``iq``
 router (the booksim router keeps state of its own) and no routing that reads other routers'
@@ -23,9 +26,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from netsim_fast._jit import KERNEL_STAGE_JIT, PARALLEL_JIT
-from netsim_fast.flit.kernel import cycle_done, cycle_end, cycle_start, router_range, router_slots
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT, KERNEL_STAGE_JIT, PARALLEL_JIT
+from netsim_fast.flit.flits import push_input
+from netsim_fast.flit.kernel import cycle_done, cycle_end, release_and_eject, router_range, router_slots
 from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_OK
+from netsim_fast.flit.traverse import credit_arrives
 
 
 class ThreadScratch(NamedTuple):
@@ -92,11 +97,61 @@ def _append_pairs(dst, dst_n, src, src_n):
         src_n[slot] = 0
 
 
+@njit(**KERNEL_INLINE)
+def _arrive(inl, in_buf, nodes, outl, p, t, first, last, flits, n_flits, credits, n_credits):
+    """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
+    that go to lanes ``first .. last - 1``."""
+    for i in range(n_flits):
+        lane = flits[i, 0]
+        if lane >= first and lane < last:
+            push_input(inl, in_buf, nodes, lane, flits[i, 1], t)
+    for i in range(n_credits):
+        out = credits[i]
+        if out >= first and out < last:
+            credit_arrives(outl, nodes, p, out)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _arrivals_range(s, p, t, slot, lo, hi, x):
+    """Stage 1 (flit/traverse.py ``arrivals``) for routers ``lo .. hi - 1`` alone, from the
+    state's rings and every thread's. Their order does not matter: a lane takes at most one
+    flit per cycle (from its one link), and what arrivals add to a router's records (flits,
+    waiting heads, credits, dirty ports) commutes."""
+    per_router = p.n_ports * p.n_vcs
+    first, last = lo * per_router, hi * per_router
+    inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
+    _arrive(inl, in_buf, nodes, outl, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot],
+            s.ev_credit_n[slot])
+    for i in range(x.err.shape[0]):
+        _arrive(inl, in_buf, nodes, outl, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
+                x.ev_credit[i, slot], x.ev_credit_n[i, slot])
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _arrived(s, x, slot):
+    """Every thread has taken its arrivals of ``slot``: the slot is free for new events."""
+    s.ev_flit_n[slot] = 0
+    s.ev_credit_n[slot] = 0
+    for i in range(x.err.shape[0]):
+        x.ev_flit_n[i, slot] = 0
+        x.ev_credit_n[i, slot] = 0
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _flush(s, x):
+    """The threads' flits and credits still in flight into the state's rings, where the other
+    readers of a state (the debug checks, flit/deadlock.py, flit/retire.py) look for them."""
+    for i in range(x.err.shape[0]):
+        _append_pairs(s.ev_flit, s.ev_flit_n, x.ev_flit[i], x.ev_flit_n[i])
+        _append(s.ev_credit, s.ev_credit_n, x.ev_credit[i], x.ev_credit_n[i])
+
+
 @njit(**KERNEL_STAGE_JIT)
 def _merge(s, x, w, n_threads):
-    """After the threads: their events in thread (router) order, their counter deltas and
+    """After the threads: their ejected flits in thread (router) order, their counter deltas and
     series added; the first thread in router order that failed gives the error and its context,
-    as one thread running the routers in order would have stopped there."""
+    as one thread running the routers in order would have stopped there. Their flits and
+    credits stay in their rings until ``_flush``: the threads take them from there."""
     err = ERR_OK
     for i in range(n_threads):
         if x.err[i] != ERR_OK:
@@ -105,8 +160,6 @@ def _merge(s, x, w, n_threads):
                 s.cnt[c] = x.cnt[i, c]
             break
     for i in range(n_threads):
-        _append_pairs(s.ev_flit, s.ev_flit_n, x.ev_flit[i], x.ev_flit_n[i])
-        _append(s.ev_credit, s.ev_credit_n, x.ev_credit[i], x.ev_credit_n[i])
         _append(s.ev_eject, s.ev_eject_n, x.ev_eject[i], x.ev_eject_n[i])
         s.ts_link[w] += x.ts_link[i, w]
         s.ts_injected[w] += x.ts_injected[i, w]
@@ -121,29 +174,42 @@ def _merge(s, x, w, n_threads):
     return err
 
 
-@njit(**PARALLEL_JIT)
+@njit(**KERNEL_JIT)
 def advance_threads(s, p, topo, t_end, x):
-    """``flit.kernel.advance`` with the router stages on ``len(x.err)`` threads."""
+    """``flit.kernel.advance`` with arrivals and the router stages on ``len(x.err)`` threads."""
+    err = _advance_threads(s, p, topo, t_end, x)
+    _flush(s, x)
+    return err
+
+
+@njit(**PARALLEL_JIT)
+def _advance_threads(s, p, topo, t_end, x):
     n_threads = x.err.shape[0]
     t = s.cnt[C_CYCLE]
     while t < t_end:
         w = t // p.window
-        err = cycle_start(s, p, t, w)
+        # release and ejection first, then arrivals on the threads: they commute (kernel.py)
+        err = release_and_eject(s, p, t, w)
         if err != ERR_OK:
             return err
+        slot = t % p.ring
         arrival_slot, credit_slot, eject_slot = router_slots(p, t)
         for c in range(s.cnt.shape[0]):
             x.base[c] = s.cnt[c]
             for i in range(n_threads):
                 x.cnt[i, c] = s.cnt[c]
         for i in prange(n_threads):
+            _arrivals_range(s, p, t, slot, x.bounds[i], x.bounds[i + 1], x)
             x.err[i] = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x.bounds[i],
                                     x.bounds[i + 1], x.ev_flit[i], x.ev_flit_n[i], x.ev_credit[i], x.ev_credit_n[i],
                                     x.ev_eject[i], x.ev_eject_n[i], x.ts_link[i], x.ts_injected[i], x.cnt[i],
                                     x.rows[i], x.req_vc[i], x.req_out[i], x.va_lane[i])
+        _arrived(s, x, slot)
         err = _merge(s, x, w, n_threads)
         if err != ERR_OK:
             return err
+        if p.debug:  # the invariant checks count the flits and credits in flight in the state's rings
+            _flush(s, x)
         err = cycle_end(s, p, topo, t)
         if err != ERR_OK:
             return err

@@ -38,12 +38,17 @@ def arrivals(s, p, t, slot):
         push_input(inl, in_buf, nodes, ev_flit[slot, i, 0], ev_flit[slot, i, 1], t)
     ev_flit_n[slot] = 0
     for i in range(ev_credit_n[slot]):
-        out = ev_credit[slot, i]
-        outl[out].credits += 1
-        # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
-        if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
-            nodes[outl[out].node].dirty |= port_bit(outl[out].port)
+        credit_arrives(outl, nodes, p, ev_credit[slot, i])
     ev_credit_n[slot] = 0
+
+
+@njit(**KERNEL_INLINE)
+def credit_arrives(outl, nodes, p, out):
+    """A credit returns to output lane/VC ``out``."""
+    outl[out].credits += 1
+    # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
+    if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
+        nodes[outl[out].node].dirty |= port_bit(outl[out].port)
 
 
 @njit(**KERNEL_INLINE)
