@@ -9,6 +9,7 @@ machine, can be compared by ratio.
 
     PYTHONPATH=. python bench/flit_speed.py                 # all set-ups, 5 repeats
     PYTHONPATH=. python bench/flit_speed.py --only torus16 --repeats 3
+    PYTHONPATH=. python bench/flit_speed.py --only cap,dragonfly --repeats 3   # the size table
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ SETUPS = {
                                       rate=0.3 * 8 / 16), 3_000),
     "torus32x32x32_dor_0.3cap": (dict(topology="torus", dims="32,32,32", routing="dor", vcs=4, buf=8, packet_flits=8,
                                       rate=0.3 * 8 / 32), 1_200),
+    # the 16k-terminal dragonfly of the size table: P = 8 terminals, A = 16 routers per group,
+    # H = 8 global links, G = 129 groups (2,064 31-port routers), minimal routing, offered 0.1
+    "dragonfly16512_min_0.1": (dict(topology="dragonfly", group_routers=16, global_links=8, concentration=8,
+                                    routing="minimal", vcs=4, buf=8, packet_flits=8, rate=0.1), 1_500),
 }
 
 CHILD = r"""
@@ -91,10 +96,12 @@ def run_setup(fields: dict, cycles: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--only", default="", help="run set-ups whose name contains this text")
+    parser.add_argument("--only", default="", help="run set-ups whose name contains this text (or one of these, "
+                                                   "comma-separated)")
     parser.add_argument("--out", default="bench/out", help="folder for flit_speed.csv")
     args = parser.parse_args()
-    if not any(args.only in name for name in SETUPS):
+    wanted = args.only.split(",")
+    if not any(part in name for name in SETUPS for part in wanted):
         parser.error(f"--only {args.only!r} matches no set-up; names: {', '.join(SETUPS)}")
 
     run_setup(*SETUPS["mesh8_dor_1flit_0.15"])  # compile once (or load the cache) before timing
@@ -104,7 +111,7 @@ def main() -> None:
     print(f"{'set-up':26s} {'Mflit-hops/s':>12s} {'(cpu)':>7s} {'kcycles/s':>9s} {'ns/hop':>7s} {'hop/cal':>7s} "
           f"{'peak MiB':>8s} {'compile s':>9s}")
     for name, (fields, cycles) in SETUPS.items():
-        if args.only not in name:
+        if not any(part in name for part in wanted):
             continue
         runs = [run_setup(fields, cycles) for _ in range(args.repeats)]
         med = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
