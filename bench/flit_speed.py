@@ -33,6 +33,12 @@ SETUPS = {
     "torus16_dor_0.15_iq": (dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15, router="iq"), 30_000),
     "torus32_dor_0.3cap": (dict(topology="torus", k=32, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / 32), 10_000),
     "torus64_dor_0.3cap": (dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / 64), 4_000),
+    # low load (issue 18, "cost proportional to work"): a tenth of the load above, where most
+    # routers are idle in a cycle
+    "torus16_dor_0.03cap": (dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8,
+                                 rate=0.03 * 8 / 16), 30_000),
+    "torus64_dor_0.03cap": (dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8,
+                                 rate=0.03 * 8 / 64), 4_000),
     # the size table (issue 18): 3-D tori at the same fraction of capacity
     "torus16x16x16_dor_0.3cap": (dict(topology="torus", dims="16,16,16", routing="dor", vcs=4, buf=8, packet_flits=8,
                                       rate=0.3 * 8 / 16), 3_000),
