@@ -22,6 +22,12 @@ Counting the work the same way for both (flit-hops: router-to-router link traver
   cache; its work is the engine's exact flit-hop counter and its time ``sim_seconds``
   (simulation, without compilation or loading the kernels).
 
+Each run's speed is given over its wall clock and over its CPU time, and the table's ratio is
+the CPU one: on this shared machine another process's load stretches both tools' wall clocks by
+whatever it happens to be during each run, their CPU times far less. BookSim2's CPU time is its
+process's (``getrusage``) less the median of three runs of 16 cycles (reading the config,
+building the network); netsim-fast's is ``sim_cpu_seconds`` (the span of ``sim_seconds``).
+
 Set-ups named ``..._booksim`` run netsim-fast's ``booksim`` router on BookSim2's exact
 configuration (the same router, allocators and pipeline; ``dim_order``, BookSim2's
 ``uniform`` as ``uniform-self``). The others run netsim-fast's default ``lanes`` router (and
@@ -41,6 +47,7 @@ import csv
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -95,14 +102,16 @@ SETUPS = {
              injection_rate=0.0375),
         dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.0375), 1200),
 }
-FIELDS = ["setup", "tool", "repeat", "cycles", "flit_hops", "seconds", "flit_hops_per_second", "accepted_load"]
+TOOLS = ("booksim2", "netsim-fast")
+FIELDS = ["setup", "tool", "repeat", "cycles", "flit_hops", "seconds", "flit_hops_per_second", "cpu_seconds",
+          "flit_hops_per_cpu_second", "accepted_load"]
 
 NETSIM_CHILD = r"""
 import json, sys
 from netsim_fast.config import Config
 from netsim_fast.experiment import simulate
 out = simulate(Config(**json.loads(sys.argv[1])))
-print(json.dumps({k: out[k] for k in ("cycles", "flit_hops", "sim_seconds", "accepted_load")}))
+print(json.dumps({k: out[k] for k in ("cycles", "flit_hops", "sim_seconds", "sim_cpu_seconds", "accepted_load")}))
 """
 
 
@@ -117,8 +126,10 @@ def run_booksim(binary: str, keys: dict, cycles: int) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as fh:
         fh.write(booksim_config(keys, cycles))
     try:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         # BookSim2 exits with status 255 even after a complete run: read its output instead
         text = subprocess.run([binary, fh.name], capture_output=True, text=True).stdout
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         os.unlink(fh.name)
 
@@ -134,7 +145,8 @@ def run_booksim(binary: str, keys: dict, cycles: int) -> dict:
     seconds = number(r"Total run time ([0-9.eE+-]+)")
     nodes = keys["k"] ** keys["n"]
     flit_hops = accepted * nodes * taken * (hops - 1)
-    return {"cycles": taken, "flit_hops": flit_hops, "seconds": seconds, "accepted_load": accepted}
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cycles": taken, "flit_hops": flit_hops, "seconds": seconds, "cpu_seconds": cpu, "accepted_load": accepted}
 
 
 def run_netsim(fields: dict, cycles: int) -> dict:
@@ -143,7 +155,7 @@ def run_netsim(fields: dict, cycles: int) -> dict:
                           text=True, check=True).stdout
     out = json.loads(text.strip().splitlines()[-1])
     return {"cycles": out["cycles"], "flit_hops": out["flit_hops"], "seconds": out["sim_seconds"],
-            "accepted_load": out["accepted_load"]}
+            "cpu_seconds": out["sim_cpu_seconds"], "accepted_load": out["accepted_load"]}
 
 
 def main() -> None:
@@ -161,14 +173,21 @@ def main() -> None:
         sys.exit(f"error: --only {args.only}: matches no set-up; choose from {', '.join(SETUPS)}")
     warm = run_netsim(dict(next(iter(setups.values()))[1]), 100)  # fills the Numba cache once
     del warm
+    # BookSim2's CPU time is its whole process's: take off what a run of 16 cycles costs (reading
+    # the config, building the network), so both CPU figures cover the simulation
+    startup = {name: statistics.median(run_booksim(binary, keys, 16)["cpu_seconds"] for _ in range(3))
+               for name, (keys, _, _) in setups.items()}
     rows = []
     for repeat in range(args.repeats):
         for name, (bs_keys, ns_fields, cycles) in setups.items():
             for tool, run in (("booksim2", lambda: run_booksim(binary, bs_keys, cycles)),
                               ("netsim-fast", lambda: run_netsim(ns_fields, cycles))):
                 result = run()
+                if tool == "booksim2":
+                    result["cpu_seconds"] = max(result["cpu_seconds"] - startup[name], 1e-9)
                 rows.append({"setup": name, "tool": tool, "repeat": repeat, **result,
-                             "flit_hops_per_second": result["flit_hops"] / result["seconds"]})
+                             "flit_hops_per_second": result["flit_hops"] / result["seconds"],
+                             "flit_hops_per_cpu_second": result["flit_hops"] / result["cpu_seconds"]})
                 print(f"  {name} {tool} #{repeat}: {rows[-1]['flit_hops_per_second'] / 1e6:.2f} M flit-hops/s",
                       file=sys.stderr)
     out = Path(args.out)
@@ -177,18 +196,20 @@ def main() -> None:
         writer = csv.DictWriter(fh, fieldnames=FIELDS)
         writer.writeheader()
         writer.writerows({k: r[k] for k in FIELDS} for r in rows)
-    print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, medians of {args.repeats}, one process at a time")
-    print("| set-up | BookSim2 M flit-hops/s | netsim-fast M flit-hops/s | ratio | accepted (BookSim2 / netsim-fast) |")
-    print("| --- | --- | --- | --- | --- |")
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
+          f"medians of {args.repeats}, one process at a time")
+    print("| set-up | BookSim2 M flit-hops per CPU s | netsim-fast | ratio (CPU) | ratio (wall clock) | "
+          "accepted (BookSim2 / netsim-fast) |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for name in setups:
-        speed = {t: [r["flit_hops_per_second"] / 1e6 for r in rows if r["setup"] == name and r["tool"] == t]
-                 for t in ("booksim2", "netsim-fast")}
-        acc = {t: statistics.median(r["accepted_load"] for r in rows if r["setup"] == name and r["tool"] == t)
-               for t in ("booksim2", "netsim-fast")}
-        b, n = statistics.median(speed["booksim2"]), statistics.median(speed["netsim-fast"])
-        print(f"| {name} | {b:.3f} ({min(speed['booksim2']):.3f}..{max(speed['booksim2']):.3f}) | "
-              f"{n:.2f} ({min(speed['netsim-fast']):.2f}..{max(speed['netsim-fast']):.2f}) | {n / b:.1f}x | "
-              f"{acc['booksim2']:.3f} / {acc['netsim-fast']:.3f} |")
+        mine = [r for r in rows if r["setup"] == name]
+        cpu = {t: [r["flit_hops_per_cpu_second"] / 1e6 for r in mine if r["tool"] == t] for t in TOOLS}
+        wall = {t: statistics.median(r["flit_hops_per_second"] for r in mine if r["tool"] == t) for t in TOOLS}
+        acc = {t: statistics.median(r["accepted_load"] for r in mine if r["tool"] == t) for t in TOOLS}
+        b, n = statistics.median(cpu["booksim2"]), statistics.median(cpu["netsim-fast"])
+        print(f"| {name} | {b:.3f} ({min(cpu['booksim2']):.3f}..{max(cpu['booksim2']):.3f}) | "
+              f"{n:.2f} ({min(cpu['netsim-fast']):.2f}..{max(cpu['netsim-fast']):.2f}) | {n / b:.1f}x | "
+              f"{wall['netsim-fast'] / wall['booksim2']:.1f}x | {acc['booksim2']:.3f} / {acc['netsim-fast']:.3f} |")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ HISTOGRAM_BINS = 32  # bins of the latency histogram in a summary
 
 # Keys that measure the machine, not the network: kept out of traces' summaries and of
 # determinism checks.
-WALL_CLOCK_KEYS = ("sim_seconds", "compile_seconds", "flit_hops_per_second", "cycles_per_second", "peak_rss_mib")
+WALL_CLOCK_KEYS = ("sim_seconds", "sim_cpu_seconds", "compile_seconds", "flit_hops_per_second", "cycles_per_second",
+                   "peak_rss_mib")
 PACKET_WALL_CLOCK_KEYS = ("sim_seconds", "route_seconds", "compile_seconds", "packet_hops_per_second",
                           "cycles_per_second", "peak_rss_mib")

@@ -37,6 +37,9 @@ class FlitRun:
     stop_reason: str = "completed"
     latency_check: float | None = None  # the latency limit's last value (open-loop runs)
     retired: object = None  # RetiredPackets of an open-loop run (flit/retire.py), else None
+    # CPU seconds of the process (all its threads) over the same span as sim_seconds: on a shared
+    # machine another process's load stretches the wall clock, hardly this
+    sim_cpu_seconds: float = 0.0
 
     def packet_table(self) -> dict:
         """Columns of every packet released and not dropped, retired ones included."""
@@ -260,7 +263,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             advance = ThreadedAdvance(threads)
     compile_seconds = _compile(state, params, topo.arrays, advance)
 
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     from netsim_fast.flit.deadlock import Watchdog
 
     watchdog = Watchdog(params) if driver is None else driver.watchdog(params)
@@ -321,12 +324,14 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
         stop_reason, err = "interrupted", fs.ERR_OK
         t = int(state.cnt[fs.C_CYCLE])
     sim_seconds = time.perf_counter() - start
+    sim_cpu_seconds = time.process_time() - start_cpu
     done = bool(state.cnt[fs.C_DONE])
     if stop_reason is None:
         stop_reason = "completed" if done else ("cycles" if cfg.cycles is not None else "drain-limit")
     run = FlitRun(state=state, params=params, topo=topo, cycles=t, done=done,
                   error=None, compile_seconds=compile_seconds, sim_seconds=sim_seconds, stop_reason=stop_reason,
-                  latency_check=None if latency_limit is None else latency_limit.value, retired=retired)
+                  latency_check=None if latency_limit is None else latency_limit.value, retired=retired,
+                  sim_cpu_seconds=sim_cpu_seconds)
     run.extras.update(watchdog.report(state, state.inl.shape[0]))
     if control is not None:
         run.extras["booksim_control"] = control.report()
