@@ -51,7 +51,7 @@ SETUPS = {
 }
 
 CHILD = r"""
-import json, resource, sys, time
+import json, resource, sys
 from netsim_fast.config import Config
 from netsim_fast.flit import state as fs
 from netsim_fast.flit.run import run_flit
@@ -59,9 +59,8 @@ from netsim_fast.topologies import build_topology
 fields, cycles = json.loads(sys.argv[1]), int(sys.argv[2])
 cfg = Config(cycles=cycles, **fields)
 topo = build_topology(cfg)
-cpu0 = time.process_time()
 run = run_flit(cfg, topo)
-cpu = time.process_time() - cpu0 - run.compile_seconds
+cpu = run.sim_cpu_seconds
 hops = int(run.state.cnt[fs.C_FLIT_HOPS])
 print(json.dumps(dict(cycles=run.cycles, flit_hops=hops, sim_seconds=run.sim_seconds, cpu_seconds=cpu,
                       compile_seconds=run.compile_seconds,
