@@ -67,7 +67,8 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from netsim_fast._jit import JIT
-from netsim_fast.packet.pool import BG_CAP, BG_HEAD, BG_LEN, BG_OFF, RG_KEY, RG_PKT, grow_bag
+from netsim_fast.packet.prefetch import prefetch
+from netsim_fast.packet.pool import BG_CAP, BG_HEAD, BG_LEN, BG_OFF, RG_PKT, grow_bag
 from netsim_fast.packet.rng import STREAM_SELECT, STREAM_TIE, draw_keyed, draw_keyed_below, stream_key
 from netsim_fast.packet.state import (
     BL_FIRST, BL_LAST, BL_LEN, BL_NEW, C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR,
@@ -176,12 +177,15 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     ring = st.ring
     lq = st.lq
     touched = st.touched
+    fresh = st.fresh
     link_sent = st.link_sent
     act_l1 = st.act_l1
     act_l2 = st.act_l2
     node_rr = st.node_rr
     node_link = st.node_link
     moved = st.moved
+    pending = st.pending
+    gone = st.gone
     ts = st.ts
     counters = st.counters
     n_classes = st.params[P_CLASSES]
@@ -208,13 +212,10 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
         k = 0
         while True:
             if k < n_pending:
-                p = moved[k]
+                p = pending[k]
                 k += 1
-                if p == NONE:
-                    continue  # delivered
                 at_tail = False
                 tie = draw_keyed(tie_key, p, pkt[p, PK_HOPS]) >> _U33
-                key = cycle << _TIE_BITS | np.int64(tie)
             else:
                 if ptr >= n_pkt:
                     break
@@ -224,7 +225,6 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 ptr += 1
                 at_tail = True
                 tie = _U0
-                key = cycle << _TIE_BITS
             hops = pkt[p, PK_HOPS]
             link = np.int64(pkt[p, PK_PATH + hops])
             if multi:
@@ -272,19 +272,23 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 head = bag[g, BG_HEAD]
                 pos = n
                 if not at_tail:
-                    # same-cycle arrivals sit at the tail: move those with a larger key back
-                    while pos > 0:
+                    m = fresh[g]
+                    if m == 0:
+                        touched[n_touched] = g
+                        n_touched += 1
+                    fresh[g] = m + 1
+                    # same-cycle arrivals sit at the tail: move those with a larger (tie, id)
+                    # back (their tie is recomputed: hops unchanged since they entered)
+                    while m > 0:
                         j = off + ((head + pos - 1) & mask)
-                        kj = ring[j, RG_KEY]
-                        if kj < key or (kj == key and ring[j, RG_PKT] < p):
+                        a = ring[j, RG_PKT]
+                        tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
+                        if tq < tie or (tq == tie and a < p):
                             break
-                        i = off + ((head + pos) & mask)
-                        ring[i, RG_KEY] = kj
-                        ring[i, RG_PKT] = ring[j, RG_PKT]
+                        ring[off + ((head + pos) & mask), RG_PKT] = a
                         pos -= 1
-                i = off + ((head + pos) & mask)
-                ring[i, RG_KEY] = key
-                ring[i, RG_PKT] = p
+                        m -= 1
+                ring[off + ((head + pos) & mask), RG_PKT] = p
                 bag[g, BG_LEN] = n + 1
                 length = n + 1
             if length == 1:
@@ -296,7 +300,10 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
             n_enqueued += 1
         queued += n_enqueued
         for i in range(n_touched):
-            bag[touched[i], BL_NEW] = 0
+            if multi:
+                bag[touched[i], BL_NEW] = 0
+            else:
+                fresh[touched[i]] = 0
         counters[C_INJ_PTR] = ptr
         counters[C_PENDING] = 0
         ts[b, TS_QUEUED] = queued
@@ -369,10 +376,8 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                             # remove entry k: shift the entries before it one place back
                             n = bag[g, BG_LEN]
                             for j in range(k, 0, -1):
-                                dst_i = off + ((head + j) & mask)
-                                src_i = off + ((head + j - 1) & mask)
-                                ring[dst_i, RG_KEY] = ring[src_i, RG_KEY]
-                                ring[dst_i, RG_PKT] = ring[src_i, RG_PKT]
+                                ring[off + ((head + j) & mask), RG_PKT] = \
+                                    ring[off + ((head + j - 1) & mask), RG_PKT]
                             bag[g, BG_HEAD] = (head + 1) & mask
                             bag[g, BG_LEN] = n - 1
                         length = n - 1
@@ -389,14 +394,19 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                                 act_l2[lw >> 6] &= ~(_U1 << np.uint64(lw & 63))
                         moved[n_moved] = p
                         n_moved += 1
+                        prefetch(pkt, p)  # its row is read in the arrive step
                         link_sent[link] += 1
                         if one_port:
                             node_rr[node] = (port + 1) % n_ports
                         break
         queued -= n_moved
 
-        # -- 3. arrive: deliver, or wait to be queued at the start of the next cycle
+        # -- 3. arrive: deliver, or wait to be queued at the start of the next cycle. No branch
+        # on the packet's row: a mispredicted one would discard the row loads the CPU has
+        # started for the next packets. Survivors are listed in ``pending``, the delivered in
+        # ``gone`` (not compacted in ``moved`` itself: its loads would wait for those stores).
         n_delivered = 0
+        n_left = 0
         for k in range(n_moved):
             p = moved[k]
             hops = pkt[p, PK_HOPS]
@@ -404,11 +414,14 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 lnk[pkt[p, PK_PATH + hops], LK_TRANSIT] -= 1  # its place frees only now
             hops += 1
             pkt[p, PK_HOPS] = hops
-            if hops == pkt[p, PK_LEN]:
-                delivered_at[p] = cycle + 1
-                n_delivered += 1
-                moved[k] = NONE
-        counters[C_PENDING] = n_moved
+            done = np.int64(hops == pkt[p, PK_LEN])
+            pending[n_left] = p
+            n_left += 1 - done
+            gone[n_delivered] = p
+            n_delivered += done
+        for k in range(n_delivered):
+            delivered_at[gone[k]] = cycle + 1
+        counters[C_PENDING] = n_left
 
         ts[b, TS_SENT] = n_moved
         ts[b, TS_DELIVERED] = n_delivered

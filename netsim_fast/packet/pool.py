@@ -1,9 +1,10 @@
 """Ring buffers carved out of one pool: the queues of the packet engine.
 
 Each bag (a link's queue, or one distance class of it) owns a power-of-two ring
-``[off, off + cap)`` of the pool ``ring[S, 2]`` (order key and packet id per entry: one
-16-byte entry, so a push or pop touches one cache line). A full ring moves to a new ring of twice the size at the pool's top (bump
-allocation); when the top reaches the end, every ring is compacted to the bottom with its
+``[off, off + cap)`` of the pool ``ring[S, W]``: the packet engine's entries are one int32
+packet id (W = 1), so a cache line holds 16 of them and the queued packets' entries fit in
+the core's cache more often. A full ring moves to a new ring of twice the size at the
+pool's top (bump allocation); when the top reaches the end, every ring is compacted to the bottom with its
 capacity shrunk to the smallest power of two (>= 2) holding its entries. After a compaction
 the live capacity is below twice the Q packets queued; the ring being grown is then either
 no longer full, or full with a power-of-two length n and doubles to 2n, so the pool needs
@@ -24,12 +25,9 @@ BG_CAP = 1   # ring capacity (0 or a power of two)
 BG_HEAD = 2  # ring index of the first entry
 BG_LEN = 3   # entries
 BG_FIELDS = 4
-# ring[i, .] fields
-RG_KEY = 0
-RG_PKT = 1
-# ring[i, .] fields
-RG_KEY = 0
-RG_PKT = 1
+# ring[i, .] fields: the packet engine's rings hold the packet id alone (int32); the functions
+# here copy whole entries, whatever their width
+RG_PKT = 0
 
 MIN_CAP = 2
 
@@ -54,7 +52,7 @@ def _compact(bag, ring, counters, top_slot):
     total = 0
     for g in range(bag.shape[0]):
         total += bag[g, BG_LEN]
-    tmp = np.empty((total, 2), np.int64)
+    tmp = np.empty((total, ring.shape[1]), ring.dtype)
     pos = 0
     for g in range(bag.shape[0]):
         n = bag[g, BG_LEN]
@@ -63,8 +61,8 @@ def _compact(bag, ring, counters, top_slot):
         head = bag[g, BG_HEAD]
         for i in range(n):
             j = off + ((head + i) & mask)
-            tmp[pos + i, 0] = ring[j, 0]
-            tmp[pos + i, 1] = ring[j, 1]
+            for c in range(ring.shape[1]):
+                tmp[pos + i, c] = ring[j, c]
         pos += n
     top = 0
     pos = 0
@@ -101,8 +99,8 @@ def grow_bag(bag, ring, counters, top_slot, g):
     head = bag[g, BG_HEAD]
     for i in range(n):
         j = off + ((head + i) & mask)
-        ring[top + i, 0] = ring[j, 0]
-        ring[top + i, 1] = ring[j, 1]
+        for c in range(ring.shape[1]):
+            ring[top + i, c] = ring[j, c]
     bag[g, BG_OFF] = top
     bag[g, BG_CAP] = new_cap
     bag[g, BG_HEAD] = 0

@@ -7,9 +7,10 @@ packet's path (link ids), so a hop reads one cache line of the packet and no rou
 ``PK_LEN - PK_HOPS`` is the remaining distance (the srpf/lrpf class).
 
 Queues ("bags") for fifo/random: one per link, a ring buffer of packet ids carved out of one
-pool (pool.py), each entry beside its order key ``stamp << 31 | tie``; sending pops a ring
-head, arriving pushes at a ring tail, so a hop touches no other packet; ``random`` shifts
-the entries ahead of the chosen one. For srpf/lrpf: one per (link, remaining distance), a
+pool (pool.py), 4 bytes an entry, with ``fresh[l]`` counting the entries at the tail that
+entered from a link in this cycle (the only ones an arrival is compared with); sending pops
+a ring head, arriving pushes at a ring tail; ``random`` shifts the entries ahead of the
+chosen one. For srpf/lrpf: one per (link, remaining distance), a
 doubly linked list threaded through the packets' rows (``PK_NEXT``, ``PK_PREV``) with
 ``bag[g] = (first, last, entered this cycle, length)`` (``BL_*``): no rings to grow or
 compact among the many small class bags, and the row a hop reads anyway holds the links. A
@@ -78,13 +79,16 @@ class PacketState(NamedTuple):
     lq: np.ndarray             # int64[L, 2]: queue length and class mask (LQ_*)
     link_sent: np.ndarray      # int64[L]: packets sent over each link so far
     bag: np.ndarray            # int32[L * C, BG_FIELDS]: ring (pool.BG_*) or list (BL_*) head
-    ring: np.ndarray           # int64[S, 2]: the ring pool, (order key, packet id) per entry
-    touched: np.ndarray        # int64[L]: scratch, srpf/lrpf bags entered in this cycle
+    ring: np.ndarray           # int32[S, 1]: the ring pool, a packet id per entry
+    touched: np.ndarray        # int64[L]: scratch, bags entered from a link in this cycle
+    fresh: np.ndarray          # int32[L]: fifo/random: ring entries at the tail that entered from a link in this cycle
     act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
     act_l2: np.ndarray         # uint64[ceil(L/4096)]: bit w set iff act_l1[w] != 0
     node_rr: np.ndarray        # int64[N]: one-port round-robin pointer (next port to try)
     node_link: np.ndarray      # int64[N, n_net_ports]: link id of (node, port), NONE if unused
-    moved: np.ndarray          # int64[L]: packets sent in the last cycle, NONE once delivered
+    moved: np.ndarray          # int64[L]: scratch, packets sent in this cycle
+    pending: np.ndarray        # int64[L]: packets sent in the last cycle and not delivered
+    gone: np.ndarray           # int64[L]: scratch, packets delivered in this cycle
     ts: np.ndarray             # int64[B, 3]: queued at the start, sent, delivered per cycle
     params: np.ndarray         # int64[N_PARAMS]
     seed: np.ndarray           # uint64[1]
@@ -132,13 +136,16 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         lq=np.zeros((n_links, 2), np.int64),
         link_sent=np.zeros(n_links, np.int64),
         bag=bag,
-        ring=np.zeros((size, 2), np.int64),
+        ring=np.zeros((size, 1), np.int32),
         touched=np.zeros(max(n_links, 1), np.int64),
+        fresh=np.zeros(max(n_links, 1), np.int32),
         act_l1=np.zeros(n_w1, np.uint64),
         act_l2=np.zeros(n_w2, np.uint64),
         node_rr=np.zeros(n_nodes, np.int64),
         node_link=np.ascontiguousarray(link_id[:, :n_net_ports], np.int64),
         moved=np.zeros(max(n_links, 1), np.int64),
+        pending=np.zeros(max(n_links, 1), np.int64),
+        gone=np.zeros(max(n_links, 1), np.int64),
         ts=np.zeros((batch_cycles, 3), np.int64),
         params=params,
         seed=np.array([seed_u64], dtype=np.uint64),
