@@ -1,7 +1,7 @@
 """Synchronous store-and-forward packet engine: the Numba kernel ``advance``.
 
-Its state (arrays, data layout, allocation, the queues: rings for fifo/random, lists for
-srpf/lrpf) is in state.py, the paths the packets follow in paths.py, the rings' pool in
+Its state (arrays, data layout, allocation, the queues: a ring per link, or per link and
+remaining distance for srpf/lrpf) is in state.py, the paths the packets follow in paths.py, the rings' pool in
 pool.py.
 
 Cycle semantics (the specification; ``tests/reference/packet_naive.py`` implements it
@@ -71,10 +71,10 @@ from netsim_fast.packet.prefetch import prefetch
 from netsim_fast.packet.pool import BG_CAP, BG_HEAD, BG_LEN, BG_OFF, RG_PKT, grow_bag
 from netsim_fast.packet.rng import STREAM_SELECT, STREAM_TIE, draw_keyed, draw_keyed_below, stream_key
 from netsim_fast.packet.state import (
-    BL_FIRST, BL_LAST, BL_LEN, BL_NEW, C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR,
+    C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR,
     C_MAX_QUEUE, C_PENDING, C_POOL_TOP, C_QUEUED, C_TS_LEN, LK_NODE, LK_TRANSIT, LQ_CLASSES,
     LQ_LEN, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK, P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HOPS,
-    PK_LEN, PK_NEXT, PK_PATH, PK_PREV, POLICY_FIFO, POLICY_LRPF, POLICY_RANDOM, POLICY_SRPF,
+    PK_LEN, PK_PATH, POLICY_FIFO, POLICY_LRPF, POLICY_RANDOM, POLICY_SRPF,
     TS_DELIVERED, TS_QUEUED, TS_SENT,
 )
 
@@ -227,70 +227,42 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 tie = _U0
             hops = pkt[p, PK_HOPS]
             link = np.int64(pkt[p, PK_PATH + hops])
+            # a ring per link, or per (link, remaining distance) with srpf/lrpf (state.py)
+            g = link
             if multi:
-                # a list per (link, class), linked through the packets' rows (state.py)
                 cls = np.int64(pkt[p, PK_LEN] - hops)
                 g = link * n_classes + cls
-                a = np.int64(bag[g, BL_LAST])  # p goes after a
-                if not at_tail:
-                    m = bag[g, BL_NEW]
-                    if m == 0:
-                        touched[n_touched] = g
-                        n_touched += 1
-                    bag[g, BL_NEW] = m + 1
-                    # same-cycle arrivals sit at the tail: go back past those with a larger
-                    # key (their tie is recomputed: hops unchanged since they entered)
-                    while m > 0:
-                        tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
-                        if tq < tie or (tq == tie and a < p):
-                            break
-                        a = np.int64(pkt[a, PK_PREV])
-                        m -= 1
-                if a == NONE:
-                    nb = np.int64(bag[g, BL_FIRST])
-                    bag[g, BL_FIRST] = p
-                else:
-                    nb = np.int64(pkt[a, PK_NEXT])
-                    pkt[a, PK_NEXT] = p
-                pkt[p, PK_PREV] = a
-                pkt[p, PK_NEXT] = nb
-                if nb == NONE:
-                    bag[g, BL_LAST] = p
-                else:
-                    pkt[nb, PK_PREV] = p
-                bag[g, BL_LEN] += 1
+            n = bag[g, BG_LEN]
+            if n == bag[g, BG_CAP]:
+                grow_bag(bag, ring, counters, C_POOL_TOP, g)
+            off = bag[g, BG_OFF]
+            mask = bag[g, BG_CAP] - 1
+            head = bag[g, BG_HEAD]
+            pos = n
+            if not at_tail:
+                m = fresh[g]
+                if m == 0:
+                    touched[n_touched] = g
+                    n_touched += 1
+                fresh[g] = m + 1
+                # same-cycle arrivals sit at the tail: move those with a larger (tie, id)
+                # back (their tie is recomputed: hops unchanged since they entered)
+                while m > 0:
+                    j = off + ((head + pos - 1) & mask)
+                    a = ring[j, RG_PKT]
+                    tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
+                    if tq < tie or (tq == tie and a < p):
+                        break
+                    ring[off + ((head + pos) & mask), RG_PKT] = a
+                    pos -= 1
+                    m -= 1
+            ring[off + ((head + pos) & mask), RG_PKT] = p
+            bag[g, BG_LEN] = n + 1
+            length = n + 1
+            if multi:
                 length = lq[link, LQ_LEN] + 1
                 lq[link, LQ_LEN] = length
                 lq[link, LQ_CLASSES] |= np.int64(1) << cls
-            else:
-                g = link  # one ring per link: the bag is the queue
-                n = bag[g, BG_LEN]
-                if n == bag[g, BG_CAP]:
-                    grow_bag(bag, ring, counters, C_POOL_TOP, g)
-                off = bag[g, BG_OFF]
-                mask = bag[g, BG_CAP] - 1
-                head = bag[g, BG_HEAD]
-                pos = n
-                if not at_tail:
-                    m = fresh[g]
-                    if m == 0:
-                        touched[n_touched] = g
-                        n_touched += 1
-                    fresh[g] = m + 1
-                    # same-cycle arrivals sit at the tail: move those with a larger (tie, id)
-                    # back (their tie is recomputed: hops unchanged since they entered)
-                    while m > 0:
-                        j = off + ((head + pos - 1) & mask)
-                        a = ring[j, RG_PKT]
-                        tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
-                        if tq < tie or (tq == tie and a < p):
-                            break
-                        ring[off + ((head + pos) & mask), RG_PKT] = a
-                        pos -= 1
-                        m -= 1
-                ring[off + ((head + pos) & mask), RG_PKT] = p
-                bag[g, BG_LEN] = n + 1
-                length = n + 1
             if length == 1:
                 w = link >> 6
                 act_l1[w] |= _U1 << np.uint64(link & 63)
@@ -300,10 +272,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
             n_enqueued += 1
         queued += n_enqueued
         for i in range(n_touched):
-            if multi:
-                bag[touched[i], BL_NEW] = 0
-            else:
-                fresh[touched[i]] = 0
+            fresh[touched[i]] = 0
         counters[C_INJ_PTR] = ptr
         counters[C_PENDING] = 0
         ts[b, TS_QUEUED] = queued
@@ -348,13 +317,10 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                             g += _msb(lq[link, LQ_CLASSES])
                         elif policy == POLICY_RANDOM:
                             k = draw_keyed_below(select_key, link, cycle, bag[g, BG_LEN])
-                        if multi:
-                            p = np.int64(bag[g, BL_FIRST])
-                        else:
-                            off = bag[g, BG_OFF]
-                            mask = bag[g, BG_CAP] - 1
-                            head = bag[g, BG_HEAD]
-                            p = ring[off + ((head + k) & mask), RG_PKT]
+                        off = bag[g, BG_OFF]
+                        mask = bag[g, BG_CAP] - 1
+                        head = bag[g, BG_HEAD]
+                        p = np.int64(ring[off + ((head + k) & mask), RG_PKT])
                         # bounded buffers: reserve a transit place downstream or idle
                         if capacity > 0:
                             hops = pkt[p, PK_HOPS]
@@ -363,23 +329,13 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                                 if lnk[nlink, LK_TRANSIT] >= capacity:
                                     continue
                                 lnk[nlink, LK_TRANSIT] += 1
-                        if multi:
-                            # unlink the first packet (the new first's PK_PREV is left stale:
-                            # it is read only for packets that entered in this cycle)
-                            nx = pkt[p, PK_NEXT]
-                            bag[g, BL_FIRST] = nx
-                            if nx == NONE:
-                                bag[g, BL_LAST] = NONE
-                            n = bag[g, BL_LEN]
-                            bag[g, BL_LEN] = n - 1
-                        else:
-                            # remove entry k: shift the entries before it one place back
-                            n = bag[g, BG_LEN]
-                            for j in range(k, 0, -1):
-                                ring[off + ((head + j) & mask), RG_PKT] = \
-                                    ring[off + ((head + j - 1) & mask), RG_PKT]
-                            bag[g, BG_HEAD] = (head + 1) & mask
-                            bag[g, BG_LEN] = n - 1
+                        # remove entry k: shift the entries before it one place back
+                        n = bag[g, BG_LEN]
+                        for j in range(k, 0, -1):
+                            ring[off + ((head + j) & mask), RG_PKT] = \
+                                ring[off + ((head + j - 1) & mask), RG_PKT]
+                        bag[g, BG_HEAD] = (head + 1) & mask
+                        bag[g, BG_LEN] = n - 1
                         length = n - 1
                         if multi:
                             # clear the class bit iff its bag emptied (no branch)

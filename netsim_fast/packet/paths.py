@@ -88,8 +88,9 @@ def scan_messages(src, dst, release, dist):
 def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, seed):
     """Write ``PK_HOPS`` (0), ``PK_LEN`` and the path of every packet's row of ``pkt``.
 
-    The rest of a row is never read before the kernel writes it (``PK_NEXT``, ``PK_PREV``)
-    or never read at all (the columns after the path).
+    The rest of a row (the columns after the path) is never read. The header's width
+    (``PK_PATH``) is compiled in here: a change to it must change this file too, or Numba's
+    cache keeps the old value.
 
     ``order`` lists the packets grouped by destination, so the table row of one destination
     (``port_mask[dst]``) serves all its packets from the cache; an empty ``order`` takes

@@ -2,22 +2,18 @@
 
 Data layout
 -----------
-One int32 row per packet, ``pkt[p, :]``: four header fields (``PK_*``) followed by the
+One int32 row per packet, ``pkt[p, :]``: two header fields (``PK_*``) followed by the
 packet's path (link ids), so a hop reads one cache line of the packet and no routing table;
 ``PK_LEN - PK_HOPS`` is the remaining distance (the srpf/lrpf class).
 
-Queues ("bags") for fifo/random: one per link, a ring buffer of packet ids carved out of one
-pool (pool.py), 4 bytes an entry, with ``fresh[l]`` counting the entries at the tail that
-entered from a link in this cycle (the only ones an arrival is compared with); sending pops
-a ring head, arriving pushes at a ring tail; ``random`` shifts the entries ahead of the
-chosen one. For srpf/lrpf: one per (link, remaining distance), a
-doubly linked list threaded through the packets' rows (``PK_NEXT``, ``PK_PREV``) with
-``bag[g] = (first, last, entered this cycle, length)`` (``BL_*``): no rings to grow or
-compact among the many small class bags, and the row a hop reads anyway holds the links. A
-list keeps no order keys: only packets that entered in the same cycle are compared, and
-their tie is recomputed from (packet, hops). Selection is O(1) for fifo, and for srpf/lrpf
-through a per-link bitmask of non-empty distance classes (so paths are limited to
-``MAX_CLASSES - 1`` hops with these policies).
+Queues ("bags"): one per link for fifo/random, one per (link, remaining distance) for
+srpf/lrpf; each a ring buffer of packet ids carved out of one pool (pool.py), 4 bytes an
+entry, with ``fresh[g]`` counting the entries at the tail that entered from a link in this
+cycle (the only ones an arrival is compared with: their tie is recomputed from (packet,
+hops)). Sending pops a ring head, arriving pushes at a ring tail, so a hop reads no other
+packet's row; ``random`` shifts the entries ahead of the chosen one. Selection is O(1) for
+fifo, and for srpf/lrpf through a per-link bitmask of non-empty distance classes (so paths
+are limited to ``MAX_CLASSES - 1`` hops with these policies).
 Links with packets are found through a two-level bitmap, so a cycle costs O(packets sent),
 not O(N).
 """
@@ -39,14 +35,7 @@ POLICIES = {"fifo": POLICY_FIFO, "srpf": POLICY_SRPF, "lrpf": POLICY_LRPF, "rand
 # pkt[p, .] header fields (int32); the path follows from column PK_PATH
 PK_HOPS = 0  # links crossed so far; the link it waits for is pkt[p, PK_PATH + hops]
 PK_LEN = 1   # path length in links
-PK_NEXT = 2  # srpf/lrpf: next packet in its bag's list, NONE at the end
-PK_PREV = 3  # srpf/lrpf: previous packet (valid for packets that entered in this cycle)
-PK_PATH = 4
-# bag[g, .] fields of a srpf/lrpf bag (fifo/random bags are rings: pool.BG_*)
-BL_FIRST = 0  # first packet, NONE if empty
-BL_LAST = 1   # last packet, NONE if empty
-BL_NEW = 2    # packets at the end that entered from a link in this cycle (0 between cycles)
-BL_LEN = 3    # packets
+PK_PATH = 2
 # lnk[l, .] fields (int64)
 LK_NODE = 0     # node holding the queue
 LK_TO = 1       # node at the far end
@@ -78,10 +67,10 @@ class PacketState(NamedTuple):
     lnk: np.ndarray            # int64[L, LK_FIELDS]
     lq: np.ndarray             # int64[L, 2]: queue length and class mask (LQ_*)
     link_sent: np.ndarray      # int64[L]: packets sent over each link so far
-    bag: np.ndarray            # int32[L * C, BG_FIELDS]: ring (pool.BG_*) or list (BL_*) head
+    bag: np.ndarray            # int32[L * C, BG_FIELDS]: the bags' rings (pool.BG_*)
     ring: np.ndarray           # int32[S, 1]: the ring pool, a packet id per entry
     touched: np.ndarray        # int64[L]: scratch, bags entered from a link in this cycle
-    fresh: np.ndarray          # int32[L]: fifo/random: ring entries at the tail that entered from a link in this cycle
+    fresh: np.ndarray          # int32[L * C]: entries at a bag's tail that entered from a link in this cycle
     act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
     act_l2: np.ndarray         # uint64[ceil(L/4096)]: bit w set iff act_l1[w] != 0
     node_rr: np.ndarray        # int64[N]: one-port round-robin pointer (next port to try)
@@ -114,12 +103,7 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
     lnk[:, LK_TO] = link_to
-    bag = np.zeros((n_links * n_classes, BG_FIELDS), np.int32)
-    size = pool_size(n_pkt, n_links)
-    if n_classes > 1:  # lists, no rings
-        bag[:, BL_FIRST] = NONE
-        bag[:, BL_LAST] = NONE
-        size = 0
+    n_bags = n_links * n_classes
     params = np.zeros(N_PARAMS, np.int64)
     params[P_POLICY] = policy
     params[P_ONE_PORT] = int(one_port)
@@ -135,10 +119,10 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         lnk=lnk,
         lq=np.zeros((n_links, 2), np.int64),
         link_sent=np.zeros(n_links, np.int64),
-        bag=bag,
-        ring=np.zeros((size, 1), np.int32),
+        bag=np.zeros((n_bags, BG_FIELDS), np.int32),
+        ring=np.zeros((pool_size(n_pkt, n_bags), 1), np.int32),
         touched=np.zeros(max(n_links, 1), np.int64),
-        fresh=np.zeros(max(n_links, 1), np.int32),
+        fresh=np.zeros(max(n_bags, 1), np.int32),
         act_l1=np.zeros(n_w1, np.uint64),
         act_l2=np.zeros(n_w2, np.uint64),
         node_rr=np.zeros(n_nodes, np.int64),
