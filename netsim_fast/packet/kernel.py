@@ -336,6 +336,10 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                                 ring[off + ((head + j - 1) & mask), RG_PKT]
                         bag[g, BG_HEAD] = (head + 1) & mask
                         bag[g, BG_LEN] = n - 1
+                        # the row of the packet this ring sends next, likely in the next cycle:
+                        # queued packets' rows are seldom in the cache, and that is the only time
+                        # known early enough for its load to be complete when the row is read
+                        prefetch(pkt, ring[off + ((head + 1) & mask), RG_PKT])
                         length = n - 1
                         if multi:
                             # clear the class bit iff its bag emptied (no branch)
