@@ -84,7 +84,7 @@ RUNNING, DONE, ERR_DEADLOCK = 0, 1, 2
 _TIE_BITS = 31
 _U1 = np.uint64(1)
 _U33 = np.uint64(64 - _TIE_BITS)
-_U0 = np.uint64(0)
+_LINE = 16  # ring entries (int32) per 64-byte cache line
 
 
 if numba_config.DISABLE_JIT:  # the intrinsics below exist only in compiled code
@@ -215,7 +215,6 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 p = pending[k]
                 k += 1
                 at_tail = False
-                tie = draw_keyed(tie_key, p, pkt[p, PK_HOPS]) >> _U33
             else:
                 if ptr >= n_pkt:
                     break
@@ -224,7 +223,6 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     break
                 ptr += 1
                 at_tail = True
-                tie = _U0
             hops = pkt[p, PK_HOPS]
             link = np.int64(pkt[p, PK_PATH + hops])
             # a ring per link, or per (link, remaining distance) with srpf/lrpf (state.py)
@@ -241,21 +239,24 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
             pos = n
             if not at_tail:
                 m = fresh[g]
+                fresh[g] = m + 1
                 if m == 0:
                     touched[n_touched] = g
                     n_touched += 1
-                fresh[g] = m + 1
-                # same-cycle arrivals sit at the tail: move those with a larger (tie, id)
-                # back (their tie is recomputed: hops unchanged since they entered)
-                while m > 0:
-                    j = off + ((head + pos - 1) & mask)
-                    a = ring[j, RG_PKT]
-                    tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
-                    if tq < tie or (tq == tie and a < p):
-                        break
-                    ring[off + ((head + pos) & mask), RG_PKT] = a
-                    pos -= 1
-                    m -= 1
+                else:
+                    # same-cycle arrivals sit at the tail: move those with a larger (tie, id)
+                    # back (their tie is recomputed: hops unchanged since they entered; the
+                    # arrival's own only now, as most arrivals find no other)
+                    tie = draw_keyed(tie_key, p, hops) >> _U33
+                    while m > 0:
+                        j = off + ((head + pos - 1) & mask)
+                        a = ring[j, RG_PKT]
+                        tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
+                        if tq < tie or (tq == tie and a < p):
+                            break
+                        ring[off + ((head + pos) & mask), RG_PKT] = a
+                        pos -= 1
+                        m -= 1
             ring[off + ((head + pos) & mask), RG_PKT] = p
             bag[g, BG_LEN] = n + 1
             length = n + 1
@@ -340,6 +341,9 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                         # queued packets' rows are seldom in the cache, and that is the only time
                         # known early enough for its load to be complete when the row is read
                         prefetch(pkt, ring[off + ((head + 1) & mask), RG_PKT])
+                        # and its entries a cache line ahead: written when the packets
+                        # joined, long ago for a long ring
+                        prefetch(ring, off + ((head + _LINE) & mask))
                         length = n - 1
                         if multi:
                             # clear the class bit iff its bag emptied (no branch)
