@@ -73,8 +73,8 @@ from netsim_fast.packet.rng import STREAM_SELECT, STREAM_TIE, draw_keyed, draw_k
 from netsim_fast.packet.state import (
     C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR,
     C_MAX_QUEUE, C_PENDING, C_POOL_TOP, C_QUEUED, C_TS_LEN, LK_NODE, LK_TRANSIT, LQ_CLASSES,
-    LQ_LEN, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK, P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HOPS,
-    PK_LEN, PK_PATH, POLICY_FIFO, POLICY_LRPF, POLICY_RANDOM, POLICY_SRPF,
+    LQ_LEN, NONE, P_CAPACITY, P_CLASSES, P_DEADLOCK, P_NET_PORTS, P_ONE_PORT, P_POLICY, PK_HDR,
+    PK_PATH, HOPS_MASK, LEN_SHIFT, POLICY_FIFO, POLICY_LRPF, POLICY_RANDOM, POLICY_SRPF,
     TS_DELIVERED, TS_QUEUED, TS_SENT,
 )
 
@@ -223,12 +223,13 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     break
                 ptr += 1
                 at_tail = True
-            hops = pkt[p, PK_HOPS]
+            hdr = pkt[p, PK_HDR]
+            hops = hdr & HOPS_MASK
             link = np.int64(pkt[p, PK_PATH + hops])
             # a ring per link, or per (link, remaining distance) with srpf/lrpf (state.py)
             g = link
             if multi:
-                cls = np.int64(pkt[p, PK_LEN] - hops)
+                cls = np.int64((hdr >> LEN_SHIFT) - hops)
                 g = link * n_classes + cls
             n = bag[g, BG_LEN]
             if n == bag[g, BG_CAP]:
@@ -251,7 +252,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     while m > 0:
                         j = off + ((head + pos - 1) & mask)
                         a = ring[j, RG_PKT]
-                        tq = draw_keyed(tie_key, a, pkt[a, PK_HOPS]) >> _U33
+                        tq = draw_keyed(tie_key, a, pkt[a, PK_HDR] & HOPS_MASK) >> _U33
                         if tq < tie or (tq == tie and a < p):
                             break
                         ring[off + ((head + pos) & mask), RG_PKT] = a
@@ -324,8 +325,9 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                         p = np.int64(ring[off + ((head + k) & mask), RG_PKT])
                         # bounded buffers: reserve a transit place downstream or idle
                         if capacity > 0:
-                            hops = pkt[p, PK_HOPS]
-                            if hops + 1 < pkt[p, PK_LEN]:
+                            hdr = pkt[p, PK_HDR]
+                            hops = hdr & HOPS_MASK
+                            if hops + 1 < hdr >> LEN_SHIFT:
                                 nlink = pkt[p, PK_PATH + hops + 1]
                                 if lnk[nlink, LK_TRANSIT] >= capacity:
                                     continue
@@ -373,12 +375,12 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
         n_left = 0
         for k in range(n_moved):
             p = moved[k]
-            hops = pkt[p, PK_HOPS]
-            if capacity > 0 and hops > 0:
-                lnk[pkt[p, PK_PATH + hops], LK_TRANSIT] -= 1  # its place frees only now
-            hops += 1
-            pkt[p, PK_HOPS] = hops
-            done = np.int64(hops == pkt[p, PK_LEN])
+            hdr = pkt[p, PK_HDR]
+            if capacity > 0 and (hdr & HOPS_MASK) > 0:
+                lnk[pkt[p, PK_PATH + (hdr & HOPS_MASK)], LK_TRANSIT] -= 1  # its place frees only now
+            hdr += 1
+            pkt[p, PK_HDR] = hdr
+            done = np.int64((hdr & HOPS_MASK) == (hdr >> LEN_SHIFT))
             pending[n_left] = p
             n_left += 1 - done
             gone[n_delivered] = p

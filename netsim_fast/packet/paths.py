@@ -15,7 +15,7 @@ from numba import njit
 
 from netsim_fast._jit import JIT
 from netsim_fast.packet.rng import STREAM_PATH, draw_below
-from netsim_fast.packet.state import PK_HOPS, PK_LEN, PK_PATH
+from netsim_fast.packet.state import LEN_SHIFT, PK_HDR, PK_PATH
 from netsim_fast.routing.table import _LOWBIT8, count_in_mask, first_in_mask, nth_in_mask
 
 PATH_FIXED, PATH_RANDOM = 0, 1
@@ -86,10 +86,10 @@ def scan_messages(src, dst, release, dist):
 
 @njit(**JIT)
 def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, seed):
-    """Write ``PK_HOPS`` (0), ``PK_LEN`` and the path of every packet's row of ``pkt``.
+    """Write the header (length, no hops crossed) and the path of every packet's row of ``pkt``.
 
     The rest of a row (the columns after the path) is never read. The header's width
-    (``PK_PATH``) is compiled in here: a change to it must change this file too, or Numba's
+    (``PK_PATH``, ``LEN_SHIFT``) is compiled in here: a change to it must change this file too, or Numba's
     cache keeps the old value.
 
     ``order`` lists the packets grouped by destination, so the table row of one destination
@@ -111,7 +111,6 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
             act_pkt[n_act] = p
             act_node[n_act] = src[p]
             act_dst[n_act] = dst[p]
-            pkt[p, PK_HOPS] = 0
             n_act += 1
         hop = 0
         while n_act > 0:
@@ -121,7 +120,7 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
                 node = act_node[j]
                 dst_j = act_dst[j]
                 if node == dst_j:
-                    pkt[p, PK_LEN] = hop
+                    pkt[p, PK_HDR] = hop << LEN_SHIFT
                     continue
                 if fast:
                     port = np.int64(_LOWBIT8[port_mask[dst_j, node, 0]])

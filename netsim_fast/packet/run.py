@@ -243,6 +243,9 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
     if max_len is None:
         max_len = int(ppath.scan_messages(messages.src, messages.dst, messages.release_cycle,
                                           table.dist)[0])
+    if max_len > pst.MAX_PATH:
+        raise ConfigError(f"the packet engine supports paths of at most {pst.MAX_PATH} hops; this "
+                          f"workload has a path of {max_len} hops")
     if policy_code in (pst.POLICY_SRPF, pst.POLICY_LRPF):
         n_classes = max_len + 1
         if n_classes > pst.MAX_CLASSES:
@@ -299,7 +302,7 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         options={"policy": policy, "path_choice": path_choice, "one_port": bool(one_port),
                  "queue_capacity": capacity, "seed": int(seed)},
         src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
-        delivered_cycle=state.pkt_delivered, hops=state.pkt[:, pst.PK_HOPS].copy(),
+        delivered_cycle=state.pkt_delivered, hops=(state.pkt[:, pst.PK_HDR] & pst.HOPS_MASK).astype(np.int64),
         delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
         link_packets=state.link_sent,
     )
