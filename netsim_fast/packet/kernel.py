@@ -68,7 +68,9 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from netsim_fast._jit import JIT
 from netsim_fast.packet.prefetch import prefetch
-from netsim_fast.packet.pool import BG_CAP, BG_HEAD, BG_LEN, BG_OFF, RG_PKT, grow_bag
+from netsim_fast.packet.pool import (
+    BG_CAP, BG_HEAD, BG_LEN, BG_OFF, FIRST_CAP, RG_PKT, grow_bag,
+)
 from netsim_fast.packet.rng import STREAM_SELECT, STREAM_TIE, draw_keyed, draw_keyed_below, stream_key
 from netsim_fast.packet.state import (
     C_CYCLE, C_DELIVERED, C_HOPS, C_IDLE, C_INJ_PTR,
@@ -233,7 +235,16 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 g = link * n_classes + cls
             n = bag[g, BG_LEN]
             if n == bag[g, BG_CAP]:
-                grow_bag(bag, ring, counters, C_POOL_TOP, g)
+                top = counters[C_POOL_TOP]
+                if n == 0 and top + FIRST_CAP <= ring.shape[0]:
+                    # a bag's first ring, here rather than by a call: srpf/lrpf on a large
+                    # network have many small bags, most of them empty at first
+                    bag[g, BG_OFF] = top
+                    bag[g, BG_CAP] = FIRST_CAP
+                    bag[g, BG_HEAD] = 0
+                    counters[C_POOL_TOP] = top + FIRST_CAP
+                else:
+                    grow_bag(bag, ring, counters, C_POOL_TOP, g)
             off = bag[g, BG_OFF]
             mask = bag[g, BG_CAP] - 1
             head = bag[g, BG_HEAD]

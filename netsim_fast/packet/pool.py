@@ -8,8 +8,9 @@ pool's top (bump allocation); when the top reaches the end, every ring is compac
 capacity shrunk to the smallest power of two (>= 2) holding its entries. After a compaction
 the live capacity is below twice the Q packets queued; the ring being grown is then either
 no longer full, or full with a power-of-two length n and doubles to 2n, so the pool needs
-at most ``2 Q + n <= 3 P`` entries: a pool of ``4 P + 2 B + 64`` (B bags) never runs out,
-and the P + 2B spare entries make compaction rare (amortised O(1) per push).
+at most ``2 Q + n <= 3 P`` entries: a pool of ``4 P + c B + 64`` (B bags, first rings of
+c <= 64 entries) never runs out, and the P + cB spare entries make compaction rare
+(amortised O(1) per push).
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ BG_FIELDS = 4
 RG_PKT = 0
 
 MIN_CAP = 2
+FIRST_CAP = 8  # the packet kernel's first ring for a bag (fewer grows than from MIN_CAP)
 
 
-def pool_size(n_packets: int, n_bags: int) -> int:
-    """Pool entries that can never run out (see the module docstring); the ``2 * n_bags``
-    spare entries give every bag a first ring before the first compaction."""
-    return 4 * int(n_packets) + 2 * int(n_bags) + 64
+def pool_size(n_packets: int, n_bags: int, first_cap: int = MIN_CAP) -> int:
+    """Pool entries that can never run out (see the module docstring); the ``first_cap *
+    n_bags`` spare entries give every bag a first ring of ``first_cap`` entries before the
+    first compaction (a compaction shrinks rings to ``MIN_CAP``; ``first_cap`` <= 64)."""
+    return 4 * int(n_packets) + first_cap * int(n_bags) + 64
 
 
 @njit(**JIT)

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from netsim_fast.packet.pool import BG_FIELDS, pool_size
+from netsim_fast.packet.pool import BG_FIELDS, FIRST_CAP, pool_size
 
 NONE = -1
 
@@ -127,7 +127,7 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         lq=np.zeros((n_links, 2), np.int64),
         link_sent=np.zeros(n_links, np.int64),
         bag=np.zeros((n_bags, BG_FIELDS), np.int32),
-        ring=np.zeros((pool_size(n_pkt, n_bags), 1), np.int32),
+        ring=np.zeros((pool_size(n_pkt, n_bags, FIRST_CAP), 1), np.int32),
         touched=np.zeros(max(n_links, 1), np.int64),
         fresh=np.zeros(max(n_bags, 1), np.int32),
         act_l1=np.zeros(n_w1, np.uint64),
