@@ -50,7 +50,9 @@ def child(kw: dict, module: str, out: Path) -> None:
     summary = simulate(Config(**kw))
     print(json.dumps({k: summary[k] for k in ("sim_seconds", "flit_hops")}), file=sys.stderr)
     symbols = []
-    for compiled in importlib.import_module(module).advance.overloads.values():
+    from netsim_fast._stage import python_twin
+
+    for compiled in python_twin(importlib.import_module(module).advance).overloads.values():
         library = compiled.library
         for fn in library._final_module.functions:
             if not fn.is_declaration:

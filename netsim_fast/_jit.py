@@ -13,17 +13,21 @@ every function boundary, which measured twice as fast on the flit engine
 (bench/flit_speed.py). Such kernels must receive every array they use, scratch included.
 """
 
+from netsim_fast._stage import StageCompiler
+
 JIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
-KERNEL_JIT = dict(JIT, _nrt=False)
+# Compiled as stages (_stage.py) when other kernels call them: LLVM IR linked into the calling
+# kernel, whose machine code is generated once; a call from Python compiles the usual way.
+KERNEL_JIT = dict(JIT, _nrt=False, pipeline_class=StageCompiler)
 # Stages that only other kernels call (the cycle's phases under ``advance``): no CPython
 # wrapper, whose unboxing of FlitState's many arrays cost about a fifth of the flagship's cold
-# compile (bench/flit_startup.py). Such a function cannot be called from Python: that crashes.
+# compile (bench/flit_startup.py). A call from Python goes to a twin with a wrapper (_stage.py).
 KERNEL_STAGE_JIT = dict(KERNEL_JIT, no_cpython_wrapper=True)
 # Per-router stage bodies inlined into the one loop over routers that calls them: a real call
 # per router and stage would cost more than the stage's work. LLVM inlines them (alwaysinline):
 # inlining at Numba IR level ran type inference over each body again in the caller, which cost
 # more compile time for the same machine code (bench/flit_startup.py, bench/flit_speed.py).
-KERNEL_INLINE = dict(KERNEL_JIT, forceinline=True)
+KERNEL_INLINE = dict(KERNEL_STAGE_JIT, forceinline=True)
 # The flit engine's router stages on several threads (flit/parallel.py): a kernel of its own,
 # compiled only when a run asks for threads, so a one-thread run never pays for it.
 PARALLEL_JIT = dict(KERNEL_JIT, parallel=True)
