@@ -26,7 +26,7 @@ def progress_bar(quiet: bool, unit: str = "cycles", phases: list[tuple[int, str]
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total} " + unit),
                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), TextColumn("{task.fields[live]}"))
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("compiling or loading kernels (compiled on the first run only)", total=None, live="")
+        task = bar.add_task("compiling kernels (first run only) or loading them", total=None, live="")
 
         def update(done: int, limit: int, accepted: float | None = None, latency: float | None = None) -> None:
             name = "simulating"
