@@ -51,29 +51,25 @@ def _watchdog(s, p, t):
     ``cnt[C_MAX_WAIT]``, the longest wait seen."""
     inl, outl, in_buf, ol_buf, cnt = s.inl, s.outl, s.in_buf, s.ol_buf, s.cnt
     limit = p.deadlock_cycles
-    per_router = p.n_ports * p.n_vcs
-    for node in range(p.n_nodes):
-        if s.active[node] == 0:  # an idle router holds no flit
-            continue
-        for lane in range(node * per_router, node * per_router + per_router):
-            if inl[lane].len > 0:
-                wait = t - inl[lane].last
-                if wait > cnt[C_MAX_WAIT]:
-                    cnt[C_MAX_WAIT] = wait
-                if wait >= limit:
-                    cnt[C_ERR_CYCLE] = t
-                    cnt[C_ERR_LANE] = lane
-                    cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
-                    return ERR_DEADLOCK
-            if p.router == ROUTER_LANES and outl[lane].len > 0:
-                wait = t - outl[lane].last
-                if wait > cnt[C_MAX_WAIT]:
-                    cnt[C_MAX_WAIT] = wait
-                if wait >= limit:
-                    cnt[C_ERR_CYCLE] = t
-                    cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
-                    cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
-                    return ERR_DEADLOCK
+    for lane in range(inl.shape[0]):
+        if inl[lane].len > 0:
+            wait = t - inl[lane].last
+            if wait > cnt[C_MAX_WAIT]:
+                cnt[C_MAX_WAIT] = wait
+            if wait >= limit:
+                cnt[C_ERR_CYCLE] = t
+                cnt[C_ERR_LANE] = lane
+                cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
+                return ERR_DEADLOCK
+        if p.router == ROUTER_LANES and outl[lane].len > 0:
+            wait = t - outl[lane].last
+            if wait > cnt[C_MAX_WAIT]:
+                cnt[C_MAX_WAIT] = wait
+            if wait >= limit:
+                cnt[C_ERR_CYCLE] = t
+                cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
+                cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
+                return ERR_DEADLOCK
     return ERR_OK
 
 
