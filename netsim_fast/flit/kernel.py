@@ -36,7 +36,7 @@ from netsim_fast.flit.route import route_headers
 from netsim_fast.flit.source import inject_node, release
 from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_DROPPED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
-    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_IDLE, ERR_OK, ERR_OVERFLOW,
+    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
     NONE, ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
 from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch_node
@@ -114,23 +114,6 @@ def _check_invariants(s, p, topo, t):
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
-    return _check_active(s, p, t)
-
-
-@njit(**KERNEL_STAGE_JIT)
-def _check_active(s, p, t):
-    """Every router the router stages skip is idle: no flit, no packet queued or bound."""
-    nodes = s.node
-    for node in range(p.n_nodes):
-        if s.active[node]:
-            continue
-        busy = nodes[node].flits > 0
-        for term in range(node * p.conc, node * p.conc + p.conc):
-            busy = busy or nodes[term].src_head != NONE or nodes[term].bound > 0
-        if busy:
-            s.cnt[C_ERR_CYCLE] = t
-            s.cnt[C_ERR_LANE] = node * p.n_ports * p.n_vcs  # its first lane names the router
-            return ERR_IDLE
     return ERR_OK
 
 

@@ -53,7 +53,6 @@ ERR_OVERFLOW = 4
 ERR_ORDER = 5
 ERR_NO_ROUTE = 6
 ERR_CAPACITY = 7     # closed loop: no free packet record for a request or reply (flit/closed_loop.py)
-ERR_IDLE = 8         # debug checks: a router with flits or packets to inject is not marked active
 
 # indices into FlitState.cnt
 C_CYCLE = 0          # next cycle to simulate
