@@ -86,8 +86,6 @@ def eject_lanes(s, p, t, w):
     v, depth, conc = p.n_vcs, p.out_buf, p.conc
     for term in range(p.n_nodes * conc):  # terminal term: router term // conc, its own local port
         node = term // conc if conc > 1 else term
-        if s.active[node] == 0:  # no flit in the router
-            continue
         local = p.n_ports - conc + term - node * conc
         link = node * p.n_ports + local
         if ports[link].queued == 0:

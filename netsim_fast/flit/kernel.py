@@ -37,7 +37,7 @@ from netsim_fast.flit.source import inject_node, release
 from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_DROPPED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
     C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
-    NONE, ROUTER_LANES, STOP_ALL, STOP_WINDOW,
+    ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
 from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch_node
 
@@ -164,10 +164,7 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
     cls, class_pri, class_level, q_last = s.cls, s.class_pri, s.class_level, s.q_last
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
-    active = s.active
     for node in range(lo, hi):
-        if active[node] == 0:  # idle: no flit, no packet queued or bound at its terminals
-            continue
         if nodes[node].flits > 0:
             if lanes_router:
                 link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
@@ -185,14 +182,9 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
                                coord, dim_port, route_mask, p, t, node)
             if err != ERR_OK:
                 return err
-        idle = True
         for term in range(node * p.conc, node * p.conc + p.conc):
             inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p, t, w,
                         node, term)
-            if nodes[term].src_head != NONE or nodes[term].bound != 0:
-                idle = False
-        if idle and nodes[node].flits == 0:
-            active[node] = 0
     return ERR_OK
 
 

@@ -98,14 +98,13 @@ def _append_pairs(dst, dst_n, src, src_n):
 
 
 @njit(**KERNEL_INLINE)
-def _arrive(inl, in_buf, nodes, outl, active, p, t, first, last, flits, n_flits, credits, n_credits):
+def _arrive(inl, in_buf, nodes, outl, p, t, first, last, flits, n_flits, credits, n_credits):
     """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
     that go to lanes ``first .. last - 1``."""
     for i in range(n_flits):
         lane = flits[i, 0]
         if lane >= first and lane < last:
             push_input(inl, in_buf, nodes, lane, flits[i, 1], t)
-            active[inl[lane].node] = 1
     for i in range(n_credits):
         out = credits[i]
         if out >= first and out < last:
@@ -121,10 +120,10 @@ def _arrivals_range(s, p, t, slot, lo, hi, x):
     per_router = p.n_ports * p.n_vcs
     first, last = lo * per_router, hi * per_router
     inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
-    _arrive(inl, in_buf, nodes, outl, s.active, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot],
+    _arrive(inl, in_buf, nodes, outl, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot],
             s.ev_credit_n[slot])
     for i in range(x.err.shape[0]):
-        _arrive(inl, in_buf, nodes, outl, s.active, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
+        _arrive(inl, in_buf, nodes, outl, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
                 x.ev_credit[i, slot], x.ev_credit_n[i, slot])
 
 

@@ -229,9 +229,6 @@ class FlitState(NamedTuple):
                               # (src_*, queued, bound, rr_inject, rr_eject, phase) at the terminal's
                               # (T = N * conc terminals; the same record when conc is 1)
     conn_list: np.ndarray     # int32[N, P*V] connected input lanes of each router (first conn_n)
-    active: np.ndarray        # uint8[N] 1: the router may have work (flits, or a terminal with packets
-                              # queued or bound); set by arrivals and release, cleared by the router
-                              # stages once idle, so an idle router costs a byte per cycle
     route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
     inj: np.ndarray           # INJ[T, V] packet bound to each local input lane of each terminal
     route_mask: np.ndarray    # uint8[N (dst), N (node), W] allowed ports of a table routing (else empty)
@@ -338,7 +335,6 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         port=_records(n * ports, PORT),
         node=node,
         conn_list=np.zeros((n, ports * v), i4),
-        active=np.zeros(n, np.uint8),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
         inj=inj,
         route_mask=route_mask if route_mask is not None else np.zeros((0, 0, 1), np.uint8),

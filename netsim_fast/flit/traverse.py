@@ -32,12 +32,10 @@ from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 @njit(**KERNEL_STAGE_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
-    inl, in_buf, nodes, outl, active = s.inl, s.in_buf, s.node, s.outl, s.active
+    inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
     ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
     for i in range(ev_flit_n[slot]):
-        lane = ev_flit[slot, i, 0]
-        push_input(inl, in_buf, nodes, lane, ev_flit[slot, i, 1], t)
-        active[inl[lane].node] = 1
+        push_input(inl, in_buf, nodes, ev_flit[slot, i, 0], ev_flit[slot, i, 1], t)
     ev_flit_n[slot] = 0
     for i in range(ev_credit_n[slot]):
         credit_arrives(outl, nodes, p, ev_credit[slot, i])
