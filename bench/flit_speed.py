@@ -10,6 +10,7 @@ machine, can be compared by ratio.
     PYTHONPATH=. python bench/flit_speed.py                 # all set-ups, 5 repeats
     PYTHONPATH=. python bench/flit_speed.py --only torus16 --repeats 3
     PYTHONPATH=. python bench/flit_speed.py --only cap,dragonfly --repeats 3   # the size table
+    PYTHONPATH=. python bench/flit_speed.py --only 0.03cap --against ../old   # alternated with another checkout
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -39,6 +41,8 @@ SETUPS = {
                                  rate=0.03 * 8 / 16), 30_000),
     "torus64_dor_0.03cap": (dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8,
                                  rate=0.03 * 8 / 64), 4_000),
+    "torus64_dor_0.003cap": (dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8,
+                                  rate=0.003 * 8 / 64), 4_000),
     # the size table (issue 18): 3-D tori at the same fraction of capacity
     "torus16x16x16_dor_0.3cap": (dict(topology="torus", dims="16,16,16", routing="dor", vcs=4, buf=8, packet_flits=8,
                                       rate=0.3 * 8 / 16), 3_000),
@@ -60,7 +64,12 @@ fields, cycles = json.loads(sys.argv[1]), int(sys.argv[2])
 cfg = Config(cycles=cycles, **fields)
 topo = build_topology(cfg)
 run = run_flit(cfg, topo)
-cpu = run.sim_cpu_seconds
+cpu = getattr(run, "sim_cpu_seconds", None)
+if cpu is None:  # a tree from before sim_cpu_seconds (PYTHONPATH=<older checkout>): time a second, warm run
+    import time
+    start = time.process_time()
+    run = run_flit(cfg, topo)
+    cpu = time.process_time() - start
 hops = int(run.state.cnt[fs.C_FLIT_HOPS])
 print(json.dumps(dict(cycles=run.cycles, flit_hops=hops, sim_seconds=run.sim_seconds, cpu_seconds=cpu,
                       compile_seconds=run.compile_seconds,
@@ -92,10 +101,34 @@ def calibration_ns(repeats: int = 5) -> float:
     return statistics.median(times)
 
 
-def run_setup(fields: dict, cycles: int) -> dict:
+def run_setup(fields: dict, cycles: int, tree: str | None = None) -> dict:
+    """One run in a fresh process, of this checkout's engine or (``tree``) another's."""
+    env, cwd = None, None
+    if tree is not None:  # run in it (``python -c`` puts the working folder first on the path), with
+        # its own Numba cache: the two trees' kernels share names
+        env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=os.path.join(tree, ".numba_cache_bench"))
+        cwd = tree
     out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(fields), str(cycles)], capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, env=env, cwd=cwd)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(tree: str, wanted: list[str], repeats: int) -> None:
+    """Alternate runs of this engine and the one in ``tree``; per set-up, the median over pairs of
+    this engine's CPU ns per flit-hop over the other's (two runs a minute apart share the
+    machine's load, so the ratio of a pair is steadier than either figure)."""
+    print(f"CPU ns per flit-hop, this checkout / {tree}: median over {repeats} alternated pairs")
+    for name, (fields, cycles) in SETUPS.items():
+        if not any(part in name for part in wanted):
+            continue
+        pairs = []
+        for _ in range(repeats):
+            other, mine = run_setup(fields, cycles, tree), run_setup(fields, cycles)
+            assert other["flit_hops"] == mine["flit_hops"], "the two engines simulated different runs"
+            pairs.append((mine["cpu_seconds"] / mine["flit_hops"] * 1e9, other["cpu_seconds"] / other["flit_hops"] * 1e9))
+        ratio = statistics.median(m / o for m, o in pairs)
+        print(f"{name:26s} {statistics.median(m for m, _ in pairs):7.1f} / {statistics.median(o for _, o in pairs):7.1f}"
+              f" ns: {ratio:.3f} ({' '.join(f'{m / o:.2f}' for m, o in pairs)})")
 
 
 def main() -> None:
@@ -104,10 +137,17 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run set-ups whose name contains this text (or one of these, "
                                                    "comma-separated)")
     parser.add_argument("--out", default="bench/out", help="folder for flit_speed.csv")
+    parser.add_argument("--against", metavar="TREE", help="instead: alternate with the engine of another checkout "
+                                                          "and print the ratio of CPU time per flit-hop")
     args = parser.parse_args()
     wanted = args.only.split(",")
     if not any(part in name for name in SETUPS for part in wanted):
         parser.error(f"--only {args.only!r} matches no set-up; names: {', '.join(SETUPS)}")
+    if args.against:
+        run_setup(*SETUPS["mesh8_dor_1flit_0.15"], args.against)  # fill both caches before timing
+        run_setup(*SETUPS["mesh8_dor_1flit_0.15"])
+        against(args.against, wanted, args.repeats)
+        return
 
     run_setup(*SETUPS["mesh8_dor_1flit_0.15"])  # compile once (or load the cache) before timing
     cal = calibration_ns()
