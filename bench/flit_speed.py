@@ -61,7 +61,7 @@ from netsim_fast.flit import state as fs
 from netsim_fast.flit.run import run_flit
 from netsim_fast.topologies import build_topology
 fields, cycles = json.loads(sys.argv[1]), int(sys.argv[2])
-cfg = Config(cycles=cycles, **fields)
+cfg = Config(cycles=cycles, threads=1, **fields)  # one thread, whatever the machine's load
 topo = build_topology(cfg)
 run = run_flit(cfg, topo)
 cpu = getattr(run, "sim_cpu_seconds", None)
