@@ -26,11 +26,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT, KERNEL_STAGE_JIT, PARALLEL_JIT
-from netsim_fast.flit.flits import push_input
+from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT, PARALLEL_JIT
 from netsim_fast.flit.kernel import cycle_done, cycle_end, release_and_eject, router_range, router_slots
 from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_OK
-from netsim_fast.flit.traverse import credit_arrives
+from netsim_fast.flit.traverse import arrive_range
 
 
 class ThreadScratch(NamedTuple):
@@ -97,20 +96,6 @@ def _append_pairs(dst, dst_n, src, src_n):
         src_n[slot] = 0
 
 
-@njit(**KERNEL_INLINE)
-def _arrive(inl, in_buf, nodes, outl, p, t, first, last, flits, n_flits, credits, n_credits):
-    """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
-    that go to lanes ``first .. last - 1``."""
-    for i in range(n_flits):
-        lane = flits[i, 0]
-        if lane >= first and lane < last:
-            push_input(inl, in_buf, nodes, lane, flits[i, 1], t)
-    for i in range(n_credits):
-        out = credits[i]
-        if out >= first and out < last:
-            credit_arrives(outl, nodes, p, out)
-
-
 @njit(**KERNEL_STAGE_JIT)
 def _arrivals_range(s, p, t, slot, lo, hi, x):
     """Stage 1 (flit/traverse.py ``arrivals``) for routers ``lo .. hi - 1`` alone, from the
@@ -120,10 +105,10 @@ def _arrivals_range(s, p, t, slot, lo, hi, x):
     per_router = p.n_ports * p.n_vcs
     first, last = lo * per_router, hi * per_router
     inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
-    _arrive(inl, in_buf, nodes, outl, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot],
+    arrive_range(inl, in_buf, nodes, outl, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot],
             s.ev_credit_n[slot])
     for i in range(x.err.shape[0]):
-        _arrive(inl, in_buf, nodes, outl, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
+        arrive_range(inl, in_buf, nodes, outl, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
                 x.ev_credit[i, slot], x.ev_credit_n[i, slot])
 
 

@@ -32,23 +32,28 @@ from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 @njit(**KERNEL_STAGE_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
-    inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
-    ev_flit, ev_flit_n, ev_credit, ev_credit_n = s.ev_flit, s.ev_flit_n, s.ev_credit, s.ev_credit_n
-    for i in range(ev_flit_n[slot]):
-        push_input(inl, in_buf, nodes, ev_flit[slot, i, 0], ev_flit[slot, i, 1], t)
-    ev_flit_n[slot] = 0
-    for i in range(ev_credit_n[slot]):
-        credit_arrives(outl, nodes, p, ev_credit[slot, i])
-    ev_credit_n[slot] = 0
+    arrive_range(s.inl, s.in_buf, s.node, s.outl, p, t, 0, s.inl.shape[0], s.ev_flit[slot], s.ev_flit_n[slot],
+                 s.ev_credit[slot], s.ev_credit_n[slot])
+    s.ev_flit_n[slot] = 0
+    s.ev_credit_n[slot] = 0
 
 
 @njit(**KERNEL_INLINE)
-def credit_arrives(outl, nodes, p, out):
-    """A credit returns to output lane/VC ``out``."""
-    outl[out].credits += 1
-    # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
-    if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
-        nodes[outl[out].node].dirty |= port_bit(outl[out].port)
+def arrive_range(inl, in_buf, nodes, outl, p, t, first, last, flits, n_flits, credits, n_credits):
+    """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
+    that go to lanes ``first .. last - 1``: all of them (``arrivals``), or one thread's routers'
+    (flit/parallel.py)."""
+    for i in range(n_flits):
+        lane = flits[i, 0]
+        if lane >= first and lane < last:
+            push_input(inl, in_buf, nodes, lane, flits[i, 1], t)
+    for i in range(n_credits):
+        out = credits[i]
+        if out >= first and out < last:
+            outl[out].credits += 1
+            # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
+            if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
+                nodes[outl[out].node].dirty |= port_bit(outl[out].port)
 
 
 @njit(**KERNEL_INLINE)
