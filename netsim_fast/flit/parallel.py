@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from netsim_fast import _arrays as aligned
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT, PARALLEL_JIT
 from netsim_fast.flit.kernel import cycle_done, cycle_end, release_and_eject, router_range, router_slots
 from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_OK
@@ -54,7 +55,7 @@ class ThreadScratch(NamedTuple):
 
 
 def _per_thread(a: np.ndarray, n: int) -> np.ndarray:
-    return np.zeros((n,) + a.shape, a.dtype)
+    return aligned.zeros((n,) + a.shape, a.dtype)
 
 
 def thread_bounds(n_nodes: int, threads: int) -> np.ndarray:

@@ -9,7 +9,8 @@ Why records: a router stage touches several fields of the same lane, port or pac
 As one record per lane (one cache line) they cost one base pointer and one line, where a
 struct of separate arrays cost a base pointer per field, more than the CPU has registers for:
 the kernel spent its time reloading array descriptors (bench/flit_speed.py; STYLE.md's
-pynndescent "right dtype per field" lesson, applied per owner).
+pynndescent "right dtype per field" lesson, applied per owner). The arrays start on a cache
+line (``netsim_fast._arrays``), so that a 64-byte lane record is one line, not two.
 
 A flit in a buffer is one int64: ``packet << 32 | code`` with ``code = seq << 1 | is_tail``.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+
+from netsim_fast import _arrays as aligned
 
 NONE = -1
 
@@ -329,20 +332,20 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     inj["pkt"] = NONE
     return FlitState(
         inl=inl,
-        in_buf=np.zeros((lanes, p.buf), i8),
+        in_buf=aligned.zeros((lanes, p.buf), i8),
         outl=outl,
         ol_buf=_records((lanes, max(p.out_buf, 1)), OL_SLOT),
         port=_records(n * ports, PORT),
         node=node,
-        conn_list=np.zeros((n, ports * v), i4),
+        conn_list=aligned.zeros((n, ports * v), i4),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
         inj=inj,
         route_mask=route_mask if route_mask is not None else np.zeros((0, 0, 1), np.uint8),
-        ev_flit=np.zeros((ring, n * ports + 1, 2), i8),
+        ev_flit=aligned.zeros((ring, n * ports + 1, 2), i8),
         ev_flit_n=np.zeros(ring, i4),
-        ev_credit=np.zeros((ring, lanes + 1), i4),
+        ev_credit=aligned.zeros((ring, lanes + 1), i4),
         ev_credit_n=np.zeros(ring, i4),
-        ev_eject=np.zeros((ring, terms * p.eject_rate + 1), i8),
+        ev_eject=aligned.zeros((ring, terms * p.eject_rate + 1), i8),
         ev_eject_n=np.zeros(ring, i4),
         pkt=new_packets(packet_capacity),
         recv_need=np.zeros((n, 1), i4),
@@ -383,8 +386,7 @@ def set_classes(state: FlitState, priorities) -> FlitState:
     return state
 
 
-def _records(shape, dtype) -> np.ndarray:
-    return np.zeros(shape, dtype).view(np.recarray)
+_records = aligned.records
 
 
 def new_packets(cap: int) -> np.ndarray:

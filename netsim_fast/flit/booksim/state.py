@@ -25,6 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from netsim_fast import _arrays as aligned
+
 NONE = -1
 
 # input-VC pipeline states (docs/booksim-router.md 5.1)
@@ -225,8 +227,7 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
     lanes, pv, ring = n * ports * v, ports * v, bp.ring
     xi, xo = ports * bp.in_speedup, ports * bp.out_speedup  # crossbar inputs and outputs per router
 
-    def rec(shape, dtype):
-        return np.zeros(shape, dtype).view(np.recarray)
+    rec = aligned.records
 
     ivc = rec(lanes, BK_IVC)
     for f in ("stamp", "va_grant", "port", "va_stamp", "sa_stamp", "va_step", "port2", "vc2"):
@@ -242,17 +243,17 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
     node["last_vc"] = NONE
     node["cur_vc"] = NONE
     return BkState(
-        ivc=ivc, ph_buf=np.zeros((lanes, p.buf), i8), pri_buf=np.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
-        node=node, xb=np.zeros((n, bp.xb_cap, 5), i8), of=np.zeros((n * ports, bp.of_cap, 4), i8),
+        ivc=ivc, ph_buf=aligned.zeros((lanes, p.buf), i8), pri_buf=aligned.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
+        node=node, xb=aligned.zeros((n, bp.xb_cap, 5), i8), of=aligned.zeros((n * ports, bp.of_cap, 4), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.tile(np.arange(xi, dtype=i4) % bp.in_speedup, (n, 1)),
-        cmsg=np.zeros((n, ports), i8), cq=np.zeros((n * ports, v * p.buf + 2), i8),
+        cmsg=np.zeros((n, ports), i8), cq=aligned.zeros((n * ports, v * p.buf + 2), i8),
         cq_head=np.zeros(n * ports, i4), cq_len=np.zeros(n * ports, i4),
         hold_in=np.full((n, xi), NONE, i4), hold_out=np.full((n, xo), NONE, i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),
         va_min=_matrices(n * pv if bp.va_arb else 0, pv), va_mout=_matrices(n * pv if bp.va_arb else 0, pv),
         sa_gptr=np.zeros((n, xo), i4), sa_aptr=np.zeros((n, xi), i4), sa_sc=np.zeros(n, i8),
         sa_min=_matrices(n * xi if bp.sa_arb else 0, xo), sa_mout=_matrices(n * xo if bp.sa_arb else 0, xi),
-        ev_flit=np.zeros((ring, n * ports + 1, 4), i8), ev_flit_n=np.zeros(ring, i4),
+        ev_flit=aligned.zeros((ring, n * ports + 1, 4), i8), ev_flit_n=np.zeros(ring, i4),
         ev_cred=np.zeros((ring, n * ports * (bp.in_speedup + 1) + 1), i4), ev_cred_n=np.zeros(ring, i4),
         ev_tcred=np.zeros((ring, terms * v + 1), i4), ev_tcred_n=np.zeros(ring, i4),
         ev_del=np.zeros((ring, terms + 1), i8), ev_del_n=np.zeros(ring, i4),
