@@ -187,6 +187,9 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     node_link = st.node_link
     moved = st.moved
     pending = st.pending
+    pend_g = st.pend_g
+    pend_link = st.pend_link
+    multi_bags = st.multi_bags
     gone = st.gone
     ts = st.ts
     counters = st.counters
@@ -206,33 +209,16 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     for b in range(limit):
         cycle = counters[C_CYCLE]
 
-        # -- 1. enqueue: last cycle's arrivals (random tie order), then this cycle's releases
+        # -- 1. enqueue: last cycle's arrivals (random tie order), then this cycle's releases.
+        # The arrive step computed each arrival's bag, so this loop reads no packet row, and it
+        # has no branch on the tie: a bag's second arrival lists it in ``multi``, whose fresh
+        # entries are put in tie order below, before any release joins them.
         n_pending = counters[C_PENDING]
-        ptr = counters[C_INJ_PTR]
-        n_enqueued = 0
         n_touched = 0
-        k = 0
-        while True:
-            if k < n_pending:
-                p = pending[k]
-                k += 1
-                at_tail = False
-            else:
-                if ptr >= n_pkt:
-                    break
-                p = inj_order[ptr]
-                if release[p] > cycle:
-                    break
-                ptr += 1
-                at_tail = True
-            hdr = pkt[p, PK_HDR]
-            hops = hdr & HOPS_MASK
-            link = np.int64(pkt[p, PK_PATH + hops])
-            # a ring per link, or per (link, remaining distance) with srpf/lrpf (state.py)
-            g = link
-            if multi:
-                cls = np.int64((hdr >> LEN_SHIFT) - hops)
-                g = link * n_classes + cls
+        n_multi = 0
+        for k in range(n_pending):
+            p = pending[k]
+            g = pend_g[k]
             n = bag[g, BG_LEN]
             if n == bag[g, BG_CAP]:
                 top = counters[C_POOL_TOP]
@@ -245,31 +231,73 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     counters[C_POOL_TOP] = top + FIRST_CAP
                 else:
                     grow_bag(bag, ring, counters, C_POOL_TOP, g)
+            ring[bag[g, BG_OFF] + ((bag[g, BG_HEAD] + n) & (bag[g, BG_CAP] - 1)), RG_PKT] = p
+            bag[g, BG_LEN] = n + 1
+            m = fresh[g]
+            fresh[g] = m + 1
+            touched[n_touched] = g
+            n_touched += np.int64(m == 0)
+            multi_bags[n_multi] = g
+            n_multi += np.int64(m == 1)
+            length = n + 1
+            link = g
+            if multi:
+                link = pend_link[k]
+                length = lq[link, LQ_LEN] + 1
+                lq[link, LQ_LEN] = length
+                lq[link, LQ_CLASSES] |= np.int64(1) << (g - link * n_classes)
+            if length == 1:
+                w = link >> 6
+                act_l1[w] |= _U1 << np.uint64(link & 63)
+                act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
+            max_queue = max(max_queue, length)
+        # same-cycle arrivals of a bag in (tie, id) order: insertion sort of its fresh tail
+        for i in range(n_multi):
+            g = multi_bags[i]
+            m = fresh[g]
             off = bag[g, BG_OFF]
             mask = bag[g, BG_CAP] - 1
-            head = bag[g, BG_HEAD]
-            pos = n
-            if not at_tail:
-                m = fresh[g]
-                fresh[g] = m + 1
-                if m == 0:
-                    touched[n_touched] = g
-                    n_touched += 1
+            base = bag[g, BG_HEAD] + bag[g, BG_LEN] - m
+            for j in range(1, m):
+                p = ring[off + ((base + j) & mask), RG_PKT]
+                tie = draw_keyed(tie_key, p, pkt[p, PK_HDR] & HOPS_MASK) >> _U33
+                pos = j
+                while pos > 0:
+                    a = ring[off + ((base + pos - 1) & mask), RG_PKT]
+                    tq = draw_keyed(tie_key, a, pkt[a, PK_HDR] & HOPS_MASK) >> _U33
+                    if tq < tie or (tq == tie and a < p):
+                        break
+                    ring[off + ((base + pos) & mask), RG_PKT] = a
+                    pos -= 1
+                ring[off + ((base + pos) & mask), RG_PKT] = p
+        for i in range(n_touched):
+            fresh[touched[i]] = 0
+        n_enqueued = n_pending
+        ptr = counters[C_INJ_PTR]
+        while ptr < n_pkt:
+            p = inj_order[ptr]
+            if release[p] > cycle:
+                break
+            ptr += 1
+            hdr = pkt[p, PK_HDR]
+            hops = hdr & HOPS_MASK
+            link = np.int64(pkt[p, PK_PATH + hops])
+            # a ring per link, or per (link, remaining distance) with srpf/lrpf (state.py)
+            g = link
+            if multi:
+                cls = np.int64((hdr >> LEN_SHIFT) - hops)
+                g = link * n_classes + cls
+            n = bag[g, BG_LEN]
+            if n == bag[g, BG_CAP]:
+                top = counters[C_POOL_TOP]
+                if n == 0 and top + FIRST_CAP <= ring.shape[0]:
+                    bag[g, BG_OFF] = top
+                    bag[g, BG_CAP] = FIRST_CAP
+                    bag[g, BG_HEAD] = 0
+                    counters[C_POOL_TOP] = top + FIRST_CAP
                 else:
-                    # same-cycle arrivals sit at the tail: move those with a larger (tie, id)
-                    # back (their tie is recomputed: hops unchanged since they entered; the
-                    # arrival's own only now, as most arrivals find no other)
-                    tie = draw_keyed(tie_key, p, hops) >> _U33
-                    while m > 0:
-                        j = off + ((head + pos - 1) & mask)
-                        a = ring[j, RG_PKT]
-                        tq = draw_keyed(tie_key, a, pkt[a, PK_HDR] & HOPS_MASK) >> _U33
-                        if tq < tie or (tq == tie and a < p):
-                            break
-                        ring[off + ((head + pos) & mask), RG_PKT] = a
-                        pos -= 1
-                        m -= 1
-            ring[off + ((head + pos) & mask), RG_PKT] = p
+                    grow_bag(bag, ring, counters, C_POOL_TOP, g)
+            ring[bag[g, BG_OFF] + ((bag[g, BG_HEAD] + n) & (bag[g, BG_CAP] - 1)), RG_PKT] = p
             bag[g, BG_LEN] = n + 1
             length = n + 1
             if multi:
@@ -280,12 +308,9 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 w = link >> 6
                 act_l1[w] |= _U1 << np.uint64(link & 63)
                 act_l2[w >> 6] |= _U1 << np.uint64(w & 63)
-            if length > max_queue:
-                max_queue = length
+            max_queue = max(max_queue, length)
             n_enqueued += 1
         queued += n_enqueued
-        for i in range(n_touched):
-            fresh[touched[i]] = 0
         counters[C_INJ_PTR] = ptr
         counters[C_PENDING] = 0
         ts[b, TS_QUEUED] = queued
@@ -391,8 +416,16 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                 lnk[pkt[p, PK_PATH + (hdr & HOPS_MASK)], LK_TRANSIT] -= 1  # its place frees only now
             hdr += 1
             pkt[p, PK_HDR] = hdr
-            done = np.int64((hdr & HOPS_MASK) == (hdr >> LEN_SHIFT))
+            hops = hdr & HOPS_MASK
+            done = np.int64(hops == (hdr >> LEN_SHIFT))
+            # the bag it joins (a delivered packet reads its last link, in its row, and is dropped)
+            link = np.int64(pkt[p, PK_PATH + hops - done])
             pending[n_left] = p
+            if multi:
+                pend_link[n_left] = link
+                pend_g[n_left] = link * n_classes + (hdr >> LEN_SHIFT) - hops
+            else:
+                pend_g[n_left] = link
             n_left += 1 - done
             gone[n_delivered] = p
             n_delivered += done

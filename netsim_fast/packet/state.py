@@ -82,6 +82,9 @@ class PacketState(NamedTuple):
     node_link: np.ndarray      # int64[N, n_net_ports]: link id of (node, port), NONE if unused
     moved: np.ndarray          # int64[L]: scratch, packets sent in this cycle
     pending: np.ndarray        # int64[L]: packets sent in the last cycle and not delivered
+    pend_g: np.ndarray         # int64[L]: the bag each of them joins
+    pend_link: np.ndarray      # int64[L]: and its link (srpf/lrpf)
+    multi_bags: np.ndarray     # int64[L]: scratch, bags entered by two or more of them
     gone: np.ndarray           # int64[L]: scratch, packets delivered in this cycle
     ts: np.ndarray             # int64[B, 3]: queued at the start, sent, delivered per cycle
     params: np.ndarray         # int64[N_PARAMS]
@@ -136,6 +139,9 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         node_link=np.ascontiguousarray(link_id[:, :n_net_ports], np.int64),
         moved=np.zeros(max(n_links, 1), np.int64),
         pending=np.zeros(max(n_links, 1), np.int64),
+        pend_g=np.zeros(max(n_links, 1), np.int64),
+        pend_link=np.zeros(max(n_links, 1), np.int64),
+        multi_bags=np.zeros(max(n_links, 1), np.int64),
         gone=np.zeros(max(n_links, 1), np.int64),
         ts=np.zeros((batch_cycles, 3), np.int64),
         params=params,
