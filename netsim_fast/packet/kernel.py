@@ -177,6 +177,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     lnk = st.lnk
     bag = st.bag
     ring = st.ring
+    free_rings = st.free_rings
     lq = st.lq
     touched = st.touched
     fresh = st.fresh
@@ -230,7 +231,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     bag[g, BG_HEAD] = 0
                     counters[C_POOL_TOP] = top + FIRST_CAP
                 else:
-                    grow_bag(bag, ring, counters, C_POOL_TOP, g)
+                    grow_bag(bag, ring, counters, C_POOL_TOP, g, free_rings)
             ring[bag[g, BG_OFF] + ((bag[g, BG_HEAD] + n) & (bag[g, BG_CAP] - 1)), RG_PKT] = p
             bag[g, BG_LEN] = n + 1
             m = fresh[g]
@@ -296,7 +297,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                     bag[g, BG_HEAD] = 0
                     counters[C_POOL_TOP] = top + FIRST_CAP
                 else:
-                    grow_bag(bag, ring, counters, C_POOL_TOP, g)
+                    grow_bag(bag, ring, counters, C_POOL_TOP, g, free_rings)
             ring[bag[g, BG_OFF] + ((bag[g, BG_HEAD] + n) & (bag[g, BG_CAP] - 1)), RG_PKT] = p
             bag[g, BG_LEN] = n + 1
             length = n + 1

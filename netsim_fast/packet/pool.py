@@ -11,6 +11,12 @@ no longer full, or full with a power-of-two length n and doubles to 2n, so the p
 at most ``2 Q + n <= 3 P`` entries: a pool of ``4 P + c B + 64`` (B bags, first rings of
 c <= 64 entries) never runs out, and the P + cB spare entries make compaction rare
 (amortised O(1) per push).
+
+With ``free`` (int64[64], all -1 at first), a grown ring's old block goes on the free list of
+its capacity (linked through its first entry) and a ring that grows takes a block of its new
+capacity from there before the top: srpf/lrpf's many bags keep growing, and without reuse
+their dead blocks filled the pool and forced a compaction (a copy of every entry) again and
+again. A compaction empties the lists, so the bound above holds.
 """
 
 from __future__ import annotations
@@ -47,6 +53,14 @@ def _pow2_at_least(n):
     while cap < n:
         cap *= 2
     return cap
+
+
+@njit(**JIT)
+def _log2(cap):
+    k = 0
+    while (1 << k) < cap:
+        k += 1
+    return k
 
 
 @njit(**JIT)
@@ -87,24 +101,37 @@ def _compact(bag, ring, counters, top_slot):
 
 
 @njit(**JIT)
-def grow_bag(bag, ring, counters, top_slot, g):
-    """Give bag ``g`` (full) a ring of twice the capacity, entries kept in queue order."""
+def grow_bag(bag, ring, counters, top_slot, g, free=None):
+    """Give bag ``g`` (full) a ring of twice the capacity, entries kept in queue order;
+    ``free``: the free lists of blocks by capacity (module docstring)."""
     n = bag[g, BG_LEN]
     new_cap = max(MIN_CAP, 2 * bag[g, BG_CAP])
-    if counters[top_slot] + new_cap > ring.shape[0]:
-        _compact(bag, ring, counters, top_slot)
-        if bag[g, BG_LEN] < bag[g, BG_CAP]:
-            return  # compaction rounded its capacity up: room already
-        new_cap = max(MIN_CAP, 2 * bag[g, BG_CAP])  # an empty bag was shrunk to no ring
-    top = counters[top_slot]
+    top = -1
+    if free is not None:
+        top = free[_log2(new_cap)]
+        if top >= 0:
+            free[_log2(new_cap)] = ring[top, 0]
+    if top < 0:
+        if counters[top_slot] + new_cap > ring.shape[0]:
+            _compact(bag, ring, counters, top_slot)
+            if free is not None:
+                free[:] = -1
+            if bag[g, BG_LEN] < bag[g, BG_CAP]:
+                return  # compaction rounded its capacity up: room already
+            new_cap = max(MIN_CAP, 2 * bag[g, BG_CAP])  # an empty bag was shrunk to no ring
+        top = counters[top_slot]
+        counters[top_slot] = top + new_cap
     off = bag[g, BG_OFF]
-    mask = bag[g, BG_CAP] - 1
+    cap = bag[g, BG_CAP]
+    mask = cap - 1
     head = bag[g, BG_HEAD]
     for i in range(n):
         j = off + ((head + i) & mask)
         for c in range(ring.shape[1]):
             ring[top + i, c] = ring[j, c]
+    if free is not None and cap > 0:
+        ring[off, 0] = free[_log2(cap)]
+        free[_log2(cap)] = off
     bag[g, BG_OFF] = top
     bag[g, BG_CAP] = new_cap
     bag[g, BG_HEAD] = 0
-    counters[top_slot] = top + new_cap

@@ -74,6 +74,7 @@ class PacketState(NamedTuple):
     link_sent: np.ndarray      # int64[L]: packets sent over each link so far
     bag: np.ndarray            # int32[L * C, BG_FIELDS]: the bags' rings (pool.BG_*)
     ring: np.ndarray           # int32[S, 1]: the ring pool, a packet id per entry
+    free_rings: np.ndarray     # int64[64]: free blocks of the pool by log2 capacity (pool.py)
     touched: np.ndarray        # int64[L]: scratch, bags entered from a link in this cycle
     fresh: np.ndarray          # int32[L * C]: entries at a bag's tail that entered from a link in this cycle
     act_l1: np.ndarray         # uint64[ceil(L/64)]: bit l set iff link l has packets
@@ -131,6 +132,7 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         link_sent=np.zeros(n_links, np.int64),
         bag=np.zeros((n_bags, BG_FIELDS), np.int32),
         ring=np.zeros((pool_size(n_pkt, n_bags, FIRST_CAP), 1), np.int32),
+        free_rings=np.full(64, -1, np.int64),
         touched=np.zeros(max(n_links, 1), np.int64),
         fresh=np.zeros(max(n_bags, 1), np.int32),
         act_l1=np.zeros(n_w1, np.uint64),
