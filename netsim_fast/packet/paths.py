@@ -133,3 +133,13 @@ def compute_paths(pkt, src, dst, order, port_mask, link_id, nbr, path_choice, se
                 kept += 1
             n_act = kept
             hop += 1
+
+
+@njit(**JIT)
+def copy_pair_paths(pkt, src, dst, pair_rows, n_nodes):
+    """Each packet's row from the row of its (source, destination) pair: ``pair_rows[src * N +
+    dst]``, filled by ``compute_paths`` for every pair (fixed paths depend on the pair alone)."""
+    for p in range(pkt.shape[0]):
+        r = src[p] * n_nodes + dst[p]
+        for c in range(pkt.shape[1]):
+            pkt[p, c] = pair_rows[r, c]
