@@ -7,7 +7,8 @@ in a child process with a fresh Numba cache (so the kernels are compiled there a
 is known), which then writes ``/tmp/perf-PID.map`` for the packet engine's compiled functions
 (as bench/jit_profile.py does for the flit kernels). Prints each function's share of the
 samples in compiled code and its ten hottest instructions (offset, share of the function's
-samples, instruction; with cpu-clock the sample lands just after the instruction that waited).
+samples, instruction, and the one before it: with cpu-clock the sample lands just after the
+instruction that waited).
 Needs ``perf`` and ``objdump``.
 """
 
@@ -125,8 +126,11 @@ def main(argv=None) -> int:
                     text[int(head, 16)] = rest.split("\t")[-1]
                 except ValueError:
                     continue
+            order = sorted(text)
             for offset, k in offsets.most_common(10):
-                print(f"    {offset:6x} {100 * k / n:5.1f} %  {text.get(offset, '?')}")
+                i = order.index(offset) if offset in text else 0
+                before = text[order[i - 1]] if i > 0 else "?"
+                print(f"    {offset:6x} {100 * k / n:5.1f} %  {text.get(offset, '?')}   (after: {before})")
     return 0
 
 
