@@ -17,10 +17,20 @@ LINE = 64  # bytes in a cache line (x86-64, ARMv8 Neoverse)
 
 def zeros(shape, dtype) -> np.ndarray:
     """``np.zeros(shape, dtype)``, C-contiguous, whose data starts on a cache line."""
+    return _on_a_line(np.zeros, shape, dtype)
+
+
+def empty(shape, dtype) -> np.ndarray:
+    """``np.empty`` on a cache line: for arrays the caller fills, whose pages should not all be
+    touched (zeroed) up front."""
+    return _on_a_line(np.empty, shape, dtype)
+
+
+def _on_a_line(allocate, shape, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    raw = np.zeros(size + LINE, np.uint8)
+    raw = allocate(size + LINE, np.uint8)
     start = -raw.ctypes.data % LINE
     return raw[start: start + size].view(dtype).reshape(shape)
 

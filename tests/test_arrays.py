@@ -24,6 +24,12 @@ def test_zeros_is_np_zeros_on_a_line(shape, dtype):
         assert a.ctypes.data % aligned.LINE == 0
 
 
+def test_empty_on_a_line():
+    a = aligned.empty((1000, 12), np.int32)
+    assert a.shape == (1000, 12) and a.flags.c_contiguous and a.ctypes.data % 64 == 0
+    assert a.reshape(-1).base is not None  # a view: packet/state.py writes through reshape(-1)
+
+
 def test_full_and_records():
     a = aligned.full((3, 4), -1, np.int32)
     assert a.ctypes.data % 64 == 0 and (a == -1).all()

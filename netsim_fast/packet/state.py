@@ -27,6 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from netsim_fast import _arrays as aligned
+
 from netsim_fast.packet.pool import BG_FIELDS, FIRST_CAP, pool_size
 
 NONE = -1
@@ -107,9 +109,8 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         inj_order = np.arange(release.size, dtype=np.int64)
     else:
         inj_order = np.argsort(release, kind="stable").astype(np.int64)
-    buf = np.empty(n_pkt * width + 16, np.int32)  # every row written by paths.compute_paths
-    start = (-buf.ctypes.data % 64) // 4  # the first row on a cache line: no row straddles two
-    pkt = buf[start:start + n_pkt * width].reshape(n_pkt, width)
+    # every row is written by paths.compute_paths; on a cache line, no row straddles two
+    pkt = aligned.empty((n_pkt, width), np.int32)
     pkt.reshape(-1)[::1024] = NONE  # one write per 4 KiB page: its first-touch fault is setup
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     lnk[:, LK_NODE] = link_node
