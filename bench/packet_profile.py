@@ -15,8 +15,6 @@ Needs ``perf`` and ``objdump``.
 from __future__ import annotations
 
 import argparse
-import collections
-import ctypes
 import os
 import subprocess
 import sys
@@ -24,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _perf import hottest, samples_by_function, short, write_code_map  # noqa: E402
 
 
 def child(args, out: Path) -> None:
@@ -43,40 +43,8 @@ def child(args, out: Path) -> None:
     msgs = random_messages(args.nodes, args.messages, np.random.default_rng(7))
     for seed in range(args.runs):
         simulate_packets(topo, msgs, policy=args.policy, table=table, seed=seed)
-    symbols = []
-    for disp in (pk.advance, pk.advance_fifo, pk.advance_srpf, pk.advance_lrpf, pk.advance_random,
-                 pp.compute_paths, pp.copy_pair_paths, pp.scan_messages, pool.grow_bag):
-        for compiled in disp.overloads.values():
-            lib = compiled.library
-            for fn in lib._final_module.functions:
-                if not fn.is_declaration:
-                    address = lib._codegen._engine._ee.get_function_address(fn.name)
-                    if address:
-                        symbols.append((address, fn.name))
-    symbols = sorted(set(symbols))
-    mapped = []
-    for line in open("/proc/self/maps"):
-        lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
-        mapped.append((lo, hi))
-    with open(f"/tmp/perf-{os.getpid()}.map", "w") as perf_map, open(out / "index.txt", "w") as index:
-        for i, (address, name) in enumerate(symbols):
-            size = min((symbols[i + 1][0] - address) if i + 1 < len(symbols) else 1 << 16, 1 << 20)
-            size = min([size] + [hi - address for lo, hi in mapped if lo <= address < hi])
-            perf_map.write(f"{address:x} {size:x} {name}\n")
-            index.write(f"{address:x} {name}\n")
-            (out / f"{address:x}.bin").write_bytes(ctypes.string_at(address, size))
-
-
-def short(name: str) -> str:
-    """``_ZN11netsim_fast6packet6kernel12advance_fifoB3v23...`` -> ``kernel.advance_fifo``."""
-    parts, rest = [], name.split("netsim_fast", 1)[-1]
-    while rest and rest[0].isdigit():
-        digits = ""
-        while rest[0].isdigit():
-            digits, rest = digits + rest[0], rest[1:]
-        parts.append(rest[:int(digits)])
-        rest = rest[int(digits):]
-    return ".".join(parts[-2:]) if parts else name[:60]
+    write_code_map([pk.advance, pk.advance_fifo, pk.advance_srpf, pk.advance_lrpf, pk.advance_random,
+                    pp.compute_paths, pp.copy_pair_paths, pp.scan_messages, pool.grow_bag], out)
 
 
 def main(argv=None) -> int:
@@ -97,17 +65,7 @@ def main(argv=None) -> int:
                         __file__, "--policy", args.policy, "--nodes", str(args.nodes), "--messages",
                         str(args.messages), "--runs", str(args.runs), "--child", tmp],
                        env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True,
-                                 text=True, check=True).stdout
-        starts = {}
-        for line in open(os.path.join(tmp, "index.txt")):
-            address, name = line.split()
-            starts[name] = int(address, 16)
-        per_function: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-        for line in samples.splitlines():
-            fields = line.split()
-            if len(fields) >= 2 and fields[1] in starts:
-                per_function[fields[1]][int(fields[0], 16) - starts[fields[1]]] += 1
+        per_function, code = samples_by_function(tmp, data)
         total = sum(sum(c.values()) for c in per_function.values())
         print(f"{args.policy}, {args.nodes} nodes, {args.messages} messages/node, {args.runs} runs: "
               f"{total} samples in compiled code")
@@ -116,21 +74,7 @@ def main(argv=None) -> int:
             print(f"{short(name)}: {100 * n / total:.1f} %")
             if n < 0.05 * total:
                 continue
-            listing = subprocess.run(["objdump", "-D", "-b", "binary", "-m", "i386:x86-64",
-                                      os.path.join(tmp, f"{starts[name]:x}.bin")],
-                                     capture_output=True, text=True, check=True).stdout
-            text = {}
-            for line in listing.splitlines():
-                head, _, rest = line.strip().partition(":")
-                try:
-                    text[int(head, 16)] = rest.split("\t")[-1]
-                except ValueError:
-                    continue
-            order = sorted(text)
-            for offset, k in offsets.most_common(10):
-                i = order.index(offset) if offset in text else 0
-                before = text[order[i - 1]] if i > 0 else "?"
-                print(f"    {offset:6x} {100 * k / n:5.1f} %  {text.get(offset, '?')}   (after: {before})")
+            print("\n".join(hottest(code[name], offsets, 10)))
     return 0
 
 
