@@ -288,6 +288,9 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
             if multi:
                 cls = np.int64((hdr >> LEN_SHIFT) - hops)
                 g = link * n_classes + cls
+            # appending to bag g, as the arrivals above do: written out twice because a shared
+            # helper (njit inline="always") made the kernel 1.4-1.8x slower (bench/packet_speed.py
+            # alternated with the written-out kernel, 2026-11-26 16:13 UTC)
             n = bag[g, BG_LEN]
             if n == bag[g, BG_CAP]:
                 top = counters[C_POOL_TOP]
