@@ -14,12 +14,18 @@ A call from Python to such a function (``advance`` from flit/run.py, helpers fro
 goes to a twin dispatcher that compiles it the usual way, with a CPython wrapper, and that holds
 the function's on-disk cache. Three methods of Numba's ``Dispatcher`` are wrapped to route
 the two kinds of call; they change nothing for a function compiled with another pipeline.
+
+Both pipelines (``StageCompiler``, ``TwinCompiler``) also run ``NoneMembers`` before Numba's
+dead-branch pruning: a branch on a member of an argument that is None (``p.uses.iq``,
+flit/features.py) is then dropped before type inference, so a kernel compiles only the parts
+of the engine its run uses.
 """
 
 from __future__ import annotations
 
-from numba.core import codegen, compiler, typed_passes, types
-from numba.core.compiler_machinery import register_pass
+from numba.core import codegen, compiler, ir, typed_passes, types, untyped_passes
+from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.ir_utils import get_definition, guard
 from numba.core.caching import NullCache
 from numba.core.dispatcher import Dispatcher
 
@@ -71,15 +77,76 @@ class StageLowering(typed_passes.NativeLowering):
         return super().run_pass(state)
 
 
+@register_pass(mutates_CFG=False, analysis_only=False)
+class NoneMembers(FunctionPass):
+    """``arg.a.b`` typed None becomes the constant None, before dead-branch pruning.
+
+    Numba drops a branch on ``x`` or ``x is None`` before type inference when the argument ``x``
+    is None, not when a member of an argument is: this pass makes such members constants, so
+    ``if p.uses.closed_loop:`` compiles to nothing when the run has no closed loop. A member that
+    is not None is left alone (tested at run time as before).
+    """
+
+    _name = "netsim_none_members"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        func_ir, changed = state.func_ir, False
+        for block in func_ir.blocks.values():
+            for stmt in block.body:
+                if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "getattr"):
+                    continue
+                if isinstance(_member_type(func_ir, state.args, stmt.value), types.NoneType):
+                    const = ir.Const(None, stmt.loc)
+                    defs = func_ir._definitions[stmt.target.name]
+                    defs[defs.index(stmt.value)] = const
+                    stmt.value = const
+                    changed = True
+        return changed
+
+
+def _member_type(func_ir, arg_types, expr):
+    """The type of ``expr``, a chain of attributes of an argument that is a named tuple, or None."""
+    base = guard(get_definition, func_ir, expr.value)
+    if isinstance(base, ir.Arg):
+        ty = arg_types[base.index]
+    elif isinstance(base, ir.Expr) and base.op == "getattr":
+        ty = _member_type(func_ir, arg_types, base)
+    else:
+        return None
+    if isinstance(ty, types.BaseNamedTuple) and expr.attr in ty.fields:
+        return ty.types[ty.fields.index(expr.attr)]
+    return None
+
+
+def _nopython_passes(state, lowering):
+    """Numba's nopython pipeline with ``NoneMembers`` before the first dead-branch pruning and
+    ``lowering`` in place of its lowering pass."""
+    pm = compiler.DefaultPassBuilder.define_nopython_pipeline(state)
+    passes = []
+    for cls, desc in pm.passes:
+        if cls is untyped_passes.DeadBranchPrune and NoneMembers not in [c for c, _ in passes]:
+            passes.append((NoneMembers, "members of arguments that are None as constants"))
+        passes.append((lowering, desc) if cls is typed_passes.NativeLowering else (cls, desc))
+    pm.passes = passes
+    pm.finalize()
+    return [pm]
+
+
 class StageCompiler(compiler.CompilerBase):
-    """Numba's nopython pipeline with ``StageLowering`` in place of its lowering pass."""
+    """Numba's nopython pipeline with ``NoneMembers`` and ``StageLowering``."""
 
     def define_pipelines(self):
-        pm = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
-        pm.passes = [(StageLowering, desc) if cls is typed_passes.NativeLowering else (cls, desc)
-                     for cls, desc in pm.passes]
-        pm.finalize()
-        return [pm]
+        return _nopython_passes(self.state, StageLowering)
+
+
+class TwinCompiler(compiler.CompilerBase):
+    """Numba's nopython pipeline with ``NoneMembers``: a stage's twin for calls from Python."""
+
+    def define_pipelines(self):
+        return _nopython_passes(self.state, typed_passes.NativeLowering)
 
 
 _add_overload = Dispatcher.add_overload
@@ -96,7 +163,8 @@ def python_twin(dispatcher):
     twin = dispatcher.__dict__.get("_python_twin")
     if twin is None:
         options = dict(dispatcher.targetoptions, no_cpython_wrapper=False)
-        twin = type(dispatcher)(dispatcher.py_func, locals=dispatcher.locals, targetoptions=options)
+        twin = type(dispatcher)(dispatcher.py_func, locals=dispatcher.locals, targetoptions=options,
+                                pipeline_class=TwinCompiler)
         twin._cache, dispatcher._cache = dispatcher._cache, NullCache()
         dispatcher._python_twin = twin
     return twin

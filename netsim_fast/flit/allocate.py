@@ -174,7 +174,7 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn
             va_lane[k + 1] = lane
     if p.vc_alloc == VC_ALLOC_RR and n > 1:  # age order already puts the oldest packets first
         _starving_first(inl, va_lane, n, t - starvation_guard(p.deadlock_cycles))
-    if p.classes > 1 and n > 1:
+    if p.uses_classes and p.classes > 1 and n > 1:
         _priority_first(inl, in_buf, va_lane, n, cls, class_pri)
     for i in range(n):
         lane = va_lane[i]

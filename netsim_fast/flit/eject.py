@@ -94,7 +94,7 @@ def eject_lanes(s, p, t, w):
         for _ in range(p.eject_rate):
             vc = nodes[term].rr_eject
             served = NONE
-            if p.classes > 1:  # the highest priority, round-robin among equals
+            if p.uses_classes and p.classes > 1:  # the highest priority, round-robin among equals
                 served = top_ready_lane(outl, ol_buf, s.cls, s.class_pri, base, vc, v, t, False)
             else:
                 for _j in range(v):
@@ -121,11 +121,11 @@ def eject_lanes(s, p, t, w):
             err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, s.born, w, p.win_start, p.win_end, p.debug, flit, t)
             if err != ERR_OK:
                 return err
-            if p.closed_loop and is_tail(flit):
+            if p.uses_closed_loop and p.closed_loop and is_tail(flit):
                 err = tail_delivered(s, flit_packet(flit), t)
                 if err != ERR_OK:
                     return err
-            if is_tail(flit) and p.sync != SYNC_NONE:
+            if p.uses_sync and is_tail(flit) and p.sync != SYNC_NONE:
                 complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
     return ERR_OK
 
@@ -142,11 +142,11 @@ def eject_iq(s, p, t, w):
         err = deliver(pkts, ts_accepted, cnt, s.cls, s.cls_out, s.born, w, p.win_start, p.win_end, p.debug, flit, t)
         if err != ERR_OK:
             return err
-        if p.closed_loop and is_tail(flit):
+        if p.uses_closed_loop and p.closed_loop and is_tail(flit):
             err = tail_delivered(s, flit_packet(flit), t)
             if err != ERR_OK:
                 return err
-        if is_tail(flit) and p.sync != SYNC_NONE:
+        if p.uses_sync and is_tail(flit) and p.sync != SYNC_NONE:
             complete_phase(pkts, nodes, recv_need, recv_got, phase_need, phase_got, cnt, flit_packet(flit))
     ev_eject_n[now] = 0
     return ERR_OK

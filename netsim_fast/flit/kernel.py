@@ -167,11 +167,12 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
     for node in range(lo, hi):
         if nodes[node].flits > 0:
             if lanes_router:
-                link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t, w,
-                          arrival_slot, node)
-                crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t,
-                              credit_slot, node)
-            else:
+                if p.uses_lanes:
+                    link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t,
+                              w, arrival_slot, node)
+                    crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t,
+                                  credit_slot, node)
+            elif p.uses_iq:
                 switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out, ev_flit,
                             ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
                             arrival_slot, credit_slot, eject_slot, node)
@@ -205,8 +206,11 @@ def release_and_eject(s, p, t, w):
     if err != ERR_OK:
         return err
     if p.router == ROUTER_LANES:
-        return eject_lanes(s, p, t, w)
-    return eject_iq(s, p, t, w)
+        if p.uses_lanes:
+            return eject_lanes(s, p, t, w)
+    elif p.uses_iq:
+        return eject_iq(s, p, t, w)
+    return ERR_OK
 
 
 @njit(**KERNEL_STAGE_JIT)
@@ -223,7 +227,7 @@ def cycle_end(s, p, topo, t):
     (whose error leaves ``cnt[C_CYCLE]`` at the next cycle)."""
     if (t + 1) % p.window == 0:
         _sample_window(s.cnt, s.ts_in_flight, s.ts_queued, t, p.window)
-    if p.debug:
+    if p.uses_debug and p.debug:
         err = _check_invariants(s, p, topo, t)
         if err != ERR_OK:
             return err

@@ -23,10 +23,11 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
 from netsim_fast.flit.flits import flit_packet, port_bit
 from netsim_fast.flit.state import KIND_READ_REPLY, NONE
-from netsim_fast.routing import DEST_TAG, DIM_ADAPTIVE, UGAL_G, UGAL_L, UPDOWN, VALIANT
-from netsim_fast.routing.dispatch import next_hops
+from netsim_fast.routing import DEST_TAG, DIM_ADAPTIVE, DOR_NODATELINE, TABLE, UGAL_G, UGAL_L, UPDOWN, VALIANT
+from netsim_fast.routing.dispatch import table_next_hops
 from netsim_fast.routing.dragonfly_valiant import choose_ugal, nonmin_next_hops
 from netsim_fast.routing.fly import dest_tag_next_hops
+from netsim_fast.routing.grid import grid_next_hops
 from netsim_fast.routing.hamming_adaptive import adaptive_next_hops
 from netsim_fast.routing.updown import updown_next_hops
 
@@ -40,7 +41,7 @@ def candidate_rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid,
     (``p.rr_vcs``): the routing sees ``rr_vcs`` VCs, which are a request's; a reply's rows are
     moved up by ``rr_vcs`` (``kind``: the packets' kinds; empty, every packet is a request)."""
     n = _rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, rows)
-    if p.rr_vcs and kind.shape[0] and kind[pkt] >= KIND_READ_REPLY:
+    if p.uses_closed_loop and p.rr_vcs and kind.shape[0] and kind[pkt] >= KIND_READ_REPLY:
         for r in range(n):
             rows[r, 1] += p.rr_vcs
             rows[r, 2] += p.rr_vcs
@@ -61,18 +62,22 @@ def _rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, row
         rows[0, 2] = v - 1
         rows[0, 3] = 0
         return 1
-    if p.routing == UPDOWN:  # the choice among its ports reads the packet's terminals and creation cycle
-        return updown_next_hops(route_mask, v, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
-                                pkts[pkt].release, pkts[pkt].hops, rows)
-    if p.routing == DEST_TAG:  # the butterfly's one path, every VC
-        return dest_tag_next_hops(route_mask, v, node, dst, rows)
-    if p.routing >= DIM_ADAPTIVE:  # dim-adaptive, min-adaptive: minimal and dimension-order rows of the table
-        return adaptive_next_hops(p.routing, route_mask, p.n_nodes, v, node, dst, rows)
-    if p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group
+    if p.uses_tables:  # each routing family compiles only when the run uses it (flit/features.py)
+        if p.routing == UPDOWN:  # the choice among its ports reads the packet's terminals and creation cycle
+            return updown_next_hops(route_mask, v, p.up_choice, node, dst, pkts[pkt].src, pkts[pkt].dst,
+                                    pkts[pkt].release, pkts[pkt].hops, rows)
+        if p.routing == DEST_TAG:  # the butterfly's one path, every VC
+            return dest_tag_next_hops(route_mask, v, node, dst, rows)
+        if p.routing >= DIM_ADAPTIVE:  # dim-adaptive, min-adaptive: minimal and dimension-order rows of the table
+            return adaptive_next_hops(p.routing, route_mask, p.n_nodes, v, node, dst, rows)
+        if p.routing == TABLE:
+            return table_next_hops(route_mask, p.class_vcs, node, dst, pkts[pkt].hops, rows)
+    if p.uses_nonmin and p.routing >= VALIANT:  # dragonfly valiant, ugal-l, ugal-g: the packet's intermediate group
         return nonmin_next_hops(route_mask, p.class_vcs, p.group_routers, p.n_nodes, node, src, dst,
                                 pkts[pkt].hops, mid[pkt], rows)
-    return next_hops(p.routing, radix, wrap, coord, dim_port, route_mask, p.class_vcs, v, node,
-                     src, dst, pkts[pkt].hops, rows)
+    if p.uses_grid and p.routing <= DOR_NODATELINE:  # dor, duato, dor-nodateline
+        return grid_next_hops(p.routing, radix, wrap, coord, dim_port, v, node, src, dst, rows)
+    return 0
 
 
 @njit(**KERNEL_INLINE)
@@ -105,7 +110,7 @@ def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, kind, route_free, 
             inl[lane].route_done = t + p.t_routing - 1
             pkt = flit_packet(in_buf[lane, inl[lane].head])
             inl[lane].age = pkts[pkt].injected
-            if (p.routing == UGAL_L or p.routing == UGAL_G) and mid[pkt] >= 0 and \
+            if p.uses_nonmin and (p.routing == UGAL_L or p.routing == UGAL_G) and mid[pkt] >= 0 and \
                     lane - base >= (p.n_ports - p.conc) * p.n_vcs:
                 # a header in a local lane is at its source router: UGAL's one choice (its own lane,
                 # routed but not yet a candidate of any port, must not count in ugal-g's demand)

@@ -51,6 +51,7 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
+    from netsim_fast.flit.features import uses
     from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, DEST_TAG, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
     from netsim_fast.routing.updown import UP_CHOICES
 
@@ -59,7 +60,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
     wire_max = 0 if wire is None else int(wire.max())
     if cfg.inject_vcs is not None:
         mask = sum(1 << vc for vc in cfg.inject_vcs)
-    return fs.FlitParams(
+    params = fs.FlitParams(
         n_nodes=topo.n_nodes, n_ports=topo.n_ports, n_vcs=cfg.vcs, buf=cfg.buf, out_buf=cfg.out_buf,
         t_link=cfg.t_link, t_routing=cfg.t_routing, t_crossbar=cfg.t_crossbar, credit_delay=cfg.credit_delay,
         headers=cfg.headers_per_cycle, eject_rate=cfg.eject_rate, router=fs.ROUTERS[cfg.router],
@@ -78,6 +79,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         closed_loop=int(cfg.closed_loop), outstanding=cfg.outstanding if cfg.closed_loop else 0,
         rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
+    return params._replace(**uses(params))
 
 
 def _class_vcs(cfg) -> int:

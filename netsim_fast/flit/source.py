@@ -38,7 +38,7 @@ def release(s, p, t):
     """Stage 2: packets created at ``t`` join the tail of their source queue, in packet-id order
     (closed loop: created first, flit/closed_loop.py). Returns an ``ERR_*`` code."""
     cnt, pkts, nodes = s.cnt, s.pkt, s.node
-    if p.closed_loop:
+    if p.uses_closed_loop and p.closed_loop:
         err = create_packets(s, p, t)
         if err != ERR_OK:
             return err
@@ -46,7 +46,7 @@ def release(s, p, t):
     n = cnt[C_NPKT]
     while k < n and pkts[k].release <= t:
         node = pkts[k].src
-        born = s.born[k] if p.closed_loop else pkts[k].release  # closed loop: the request's window
+        born = s.born[k] if p.uses_closed_loop and p.closed_loop else pkts[k].release  # closed loop: the request's window
         in_window = born >= p.win_start and born < p.win_end
         if p.src_queue > 0 and nodes[node].queued >= p.src_queue:
             pkts[k].injected = DROPPED
@@ -57,9 +57,9 @@ def release(s, p, t):
             k += 1
             continue
         nodes[node].queued += 1
-        if p.classes > 1:
+        if p.uses_classes and p.classes > 1:
             _link_by_priority(nodes, pkts, s.q_last, s.class_level[s.cls[k]], node, k)
-        elif p.closed_loop:  # replies (level 0) ahead of the requests (level 1) waiting
+        elif p.uses_closed_loop and p.closed_loop:  # replies (level 0) ahead of the requests (level 1) waiting
             _link_by_priority(nodes, pkts, s.q_last, 0 if s.kind[k] >= KIND_READ_REPLY else 1, node, k)
         elif nodes[node].src_tail == NONE:
             nodes[node].src_head = k
@@ -123,7 +123,7 @@ def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri,
     head = nodes[term].src_head
     if head == NONE and nodes[term].bound == 0:
         return
-    if head != NONE and p.sync != SYNC_NONE:  # the queue's head waits for its phase to open
+    if p.uses_sync and head != NONE and p.sync != SYNC_NONE:  # the queue's head waits for its phase to open
         allowed = nodes[term].phase if p.sync == SYNC_LOCAL else cnt[C_GLOBAL_PHASE]
         if pkts[head].phase > allowed:
             head = NONE
@@ -137,7 +137,7 @@ def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri,
                 break
     base = (node * p.n_ports + p.n_ports - p.conc + term - node * p.conc) * v
     vc = nodes[term].rr_inject
-    if p.classes > 1:  # the highest-priority bound packet with room, round-robin among equals
+    if p.uses_classes and p.classes > 1:  # the highest-priority bound packet with room, round-robin among equals
         best, best_pri = NONE, -1
         for _j in range(v):
             pkt = inj[term, vc].pkt

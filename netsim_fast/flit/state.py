@@ -174,7 +174,7 @@ KIND_ANY, KIND_READ, KIND_WRITE, KIND_READ_REPLY, KIND_WRITE_REPLY = 0, 1, 2, 3,
 
 
 class FlitParams(NamedTuple):
-    """Scalar parameters of a run (all int64 inside the kernel)."""
+    """Scalar parameters of a run (int64 inside the kernel, but the ``uses_*`` switches)."""
 
     n_nodes: int
     n_ports: int
@@ -220,6 +220,17 @@ class FlitParams(NamedTuple):
     outstanding: int = 0  # closed loop: requests a terminal keeps outstanding at most; 0 = no limit
     rr_vcs: int = 0       # closed loop on lanes and iq: VCs of each message class (requests on
                           # 0 .. rr_vcs-1, replies on rr_vcs .. 2 rr_vcs-1); 0: not split
+    # The parts of the kernel the run uses: True, or None for one it does not use, which the kernel
+    # then does not compile (flit/features.py; build_params sets them, True compiles everything)
+    uses_lanes: object = True
+    uses_iq: object = True
+    uses_debug: object = True
+    uses_closed_loop: object = True
+    uses_classes: object = True
+    uses_sync: object = True
+    uses_grid: object = True
+    uses_tables: object = True
+    uses_nonmin: object = True
 
 
 class FlitState(NamedTuple):

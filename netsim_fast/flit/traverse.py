@@ -66,7 +66,7 @@ def link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit
         if ports[link].queued == 0 or ports[link].link_free > t:
             continue
         vc = ports[link].rr_link
-        if p.classes > 1:  # start the round-robin scan below at the highest-priority ready lane
+        if p.uses_classes and p.classes > 1:  # start the round-robin scan below at the highest-priority ready lane
             vc = top_ready_lane(outl, ol_buf, cls, class_pri, link * v, vc, v, t, True)
             if vc == NONE:
                 continue
