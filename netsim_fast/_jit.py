@@ -18,11 +18,14 @@ from netsim_fast._stage import StageCompiler
 JIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 # Compiled as stages (_stage.py) when other kernels call them: LLVM IR linked into the calling
 # kernel, whose machine code is generated once; a call from Python compiles the usual way.
-KERNEL_JIT = dict(JIT, _nrt=False, pipeline_class=StageCompiler)
-# Stages that only other kernels call (the cycle's phases under ``advance``): no CPython
-# wrapper, whose unboxing of FlitState's many arrays cost about a fifth of the flagship's cold
-# compile (bench/flit_startup.py). A call from Python goes to a twin with a wrapper (_stage.py).
-KERNEL_STAGE_JIT = dict(KERNEL_JIT, no_cpython_wrapper=True)
+# No CPython wrapper: a call from Python goes to a twin compiled with one (_stage.py), so a
+# function only other kernels call never builds it (every wrapper built was also linked into
+# the calling kernel and optimised there: about 0.3 s of the flagship's cold compile).
+KERNEL_JIT = dict(JIT, _nrt=False, pipeline_class=StageCompiler, no_cpython_wrapper=True)
+# Stages that only other kernels call (the cycle's phases under ``advance``); the wrapper's
+# unboxing of FlitState's many arrays cost about a fifth of the flagship's cold compile
+# (bench/flit_startup.py). Kept as a name for what they are.
+KERNEL_STAGE_JIT = dict(KERNEL_JIT)
 # Per-router stage bodies inlined into the one loop over routers that calls them: a real call
 # per router and stage would cost more than the stage's work. LLVM inlines them (alwaysinline):
 # inlining at Numba IR level ran type inference over each body again in the caller, which cost
