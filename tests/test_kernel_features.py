@@ -1,0 +1,62 @@
+"""The flit kernel compiles only the parts a run uses (flit/features.py, _stage.NoneMembers)."""
+
+from typing import NamedTuple
+
+import pytest
+from numba import njit
+
+from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
+from netsim_fast.config import Config
+from netsim_fast.flit import state as fs
+from netsim_fast.flit.run import build_params
+from netsim_fast.topologies import build_topology
+
+
+class _P(NamedTuple):
+    x: int
+    uses_a: object
+    uses_b: object
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _part(x):
+    return x + 10
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _stage(p):
+    r = p.x
+    if p.uses_a:
+        r = _part(r)
+    if p.uses_b is not None:
+        r += 100
+    return r
+
+
+@njit(**KERNEL_JIT)
+def _kernel(p):
+    return _stage(p)
+
+
+def test_a_none_member_prunes_its_branch_before_typing():
+    assert _kernel(_P(1, None, None)) == 1
+    assert len(_part.overloads) == 0  # never typed nor compiled
+    assert _kernel(_P(1, True, None)) == 11
+    assert _kernel(_P(1, None, True)) == 101
+    assert len(_part.overloads) == 1
+
+
+@pytest.mark.parametrize("kw, on", [
+    (dict(topology="torus", k=4), {"lanes", "grid"}),
+    (dict(topology="torus", k=4, router="iq", check_invariants=True), {"iq", "grid", "debug"}),
+    (dict(topology="torus", k=4, classes=2), {"lanes", "grid", "classes"}),
+    (dict(topology="torus", k=4, closed_loop=True, vcs=4), {"lanes", "grid", "closed_loop"}),
+    (dict(topology="hyperx", dims=(3, 3), routing="min-adaptive"), {"lanes", "tables"}),
+    (dict(topology="dragonfly", group_routers=4, global_links=2, routing="ugal-l", vcs=3), {"lanes", "nonmin"}),
+])
+def test_uses_switches_follow_the_parameters(kw, on):
+    cfg = Config(cycles=1, **kw)
+    p = build_params(cfg, build_topology(cfg), stop_mode=fs.STOP_AT_END, win_start=0, win_end=1)
+    switches = {name[len("uses_"):]: getattr(p, name) for name in p._fields if name.startswith("uses_")}
+    assert {name for name, v in switches.items() if v is not None} == on
+    assert all(v in (True, None) for v in switches.values())
