@@ -48,7 +48,9 @@ def test_a_none_member_prunes_its_branch_before_typing():
 
 @pytest.mark.parametrize("kw, on", [
     (dict(topology="torus", k=4), {"lanes", "grid"}),
-    (dict(topology="torus", k=4, router="iq", check_invariants=True), {"iq", "grid", "debug"}),
+    (dict(topology="torus", k=4, router="iq"), {"iq", "grid"}),
+    (dict(topology="torus", k=4, check_invariants=True), {"lanes", "iq", "debug", "closed_loop", "classes", "sync",
+                                                          "grid", "tables", "nonmin"}),  # every part
     (dict(topology="torus", k=4, classes=2), {"lanes", "grid", "classes"}),
     (dict(topology="torus", k=4, closed_loop=True, vcs=4), {"lanes", "grid", "closed_loop"}),
     (dict(topology="hyperx", dims=(3, 3), routing="min-adaptive"), {"lanes", "tables"}),
