@@ -12,13 +12,15 @@ compared back to back (``PYTHONPATH=<tree>``, alternated) are best compared by t
 
     PYTHONPATH=. python bench/flit_startup.py [--repeats 5] [--cold 3]
     PYTHONPATH=. python bench/flit_startup.py --profile
+    PYTHONPATH=. python bench/flit_startup.py --functions
 
 ``--profile`` instead compiles the flagship once in this process with an empty cache, under
 cProfile, and splits the compile's time by where it is spent (each function's own time, by
 the module it is in): LLVM (optimisation and machine code, llvmlite's binding), lowering to
 LLVM IR (numba's lowering and llvmlite's IR builder), type inference (numba's typing), the
 rest of Numba; and apart, the CPython wrappers built for compiled functions (their cumulative
-time, which overlaps the rows above).
+time, which overlaps the rows above). ``--functions`` lists the compiled functions instead, each
+with the CPU time of its compile less that of the functions it compiles (numba:compile events).
 """
 
 from __future__ import annotations
@@ -85,14 +87,51 @@ def profile() -> None:
     print(f"  of which building CPython wrappers (cumulative): {wrappers:.1f} s")
 
 
+def functions() -> None:
+    """The flagship's compile in this process with an empty cache, by compiled function: the
+    CPU seconds of each function's numba:compile event less those of the functions it compiles."""
+    from numba.core import event
+
+    stack, own = [], {}
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            fn = ev.data["dispatcher"].py_func
+            stack.append([f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__qualname__}", time.process_time(), 0.0])
+
+        def on_end(self, ev):
+            name, start, inner = stack.pop()
+            spent = time.process_time() - start
+            own[name] = own.get(name, 0.0) + spent - inner
+            if stack:
+                stack[-1][2] += spent
+
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["NUMBA_CACHE_DIR"] = cache  # before numba is imported
+        from netsim_fast import Config, simulate
+
+        event.register("numba:compile", Listener())
+        start = time.process_time()
+        simulate(Config(topology="torus", k=16, cycles=1))
+        total = time.process_time() - start
+    print(f"first run of the flagship, empty cache: {total:.2f} s CPU, {len(own)} functions compiled "
+          f"({sum(own.values()):.2f} s in their compile events)")
+    for name, seconds in sorted(own.items(), key=lambda kv: -kv[1]):
+        print(f"  {seconds:5.2f} s  {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cold", type=int, default=1, help="cold runs, each with an empty cache")
     parser.add_argument("--profile", action="store_true", help="where the compile's time goes (see above)")
+    parser.add_argument("--functions", action="store_true", help="the compile's CPU time by compiled function")
     args = parser.parse_args()
     if args.profile:
         profile()
+        return
+    if args.functions:
+        functions()
         return
     env = dict(os.environ)
     cold = []
