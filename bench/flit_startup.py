@@ -90,9 +90,11 @@ def profile() -> None:
 def functions() -> None:
     """The flagship's compile in this process with an empty cache, by compiled function: the
     CPU seconds of each function's numba:compile event less those of the functions it compiles."""
-    from numba.core import event
-
     stack, own = [], {}
+
+    cache = tempfile.TemporaryDirectory()
+    os.environ["NUMBA_CACHE_DIR"] = cache.name  # before numba is imported
+    from numba.core import event
 
     class Listener(event.Listener):
         def on_start(self, ev):
@@ -106,8 +108,7 @@ def functions() -> None:
             if stack:
                 stack[-1][2] += spent
 
-    with tempfile.TemporaryDirectory() as cache:
-        os.environ["NUMBA_CACHE_DIR"] = cache  # before numba is imported
+    with cache:
         from netsim_fast import Config, simulate
 
         event.register("numba:compile", Listener())
