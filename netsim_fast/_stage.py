@@ -16,7 +16,7 @@ the function's on-disk cache. Three methods of Numba's ``Dispatcher`` are wrappe
 the two kinds of call; they change nothing for a function compiled with another pipeline.
 
 Both pipelines (``StageCompiler``, ``TwinCompiler``) also run ``NoneMembers`` before Numba's
-dead-branch pruning: a branch on a member of an argument that is None (``p.uses.iq``,
+dead-branch pruning: a branch on a member of an argument that is None (``p.uses_iq``,
 flit/features.py) is then dropped before type inference, so a kernel compiles only the parts
 of the engine its run uses.
 """
@@ -83,7 +83,7 @@ class NoneMembers(FunctionPass):
 
     Numba drops a branch on ``x`` or ``x is None`` before type inference when the argument ``x``
     is None, not when a member of an argument is: this pass makes such members constants, so
-    ``if p.uses.closed_loop:`` compiles to nothing when the run has no closed loop. A member that
+    ``if p.uses_closed_loop:`` compiles to nothing when the run has no closed loop. A member that
     is not None is left alone (tested at run time as before).
     """
 
