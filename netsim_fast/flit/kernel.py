@@ -1,7 +1,8 @@
 """The flit engine's kernel: ``advance`` runs a batch of cycles over a ``FlitState``.
 
 One cycle runs the stages of docs/flit-engine.md in order: arrivals, release, then (``lanes``)
-ejection, link traversal, crossbar or (``iq``) switch allocation, then routing and output-VC
+ejection (in the router loop, just before each router's stages, where that gives the same
+result: flit/eject.py), link traversal, crossbar or (``iq``) switch allocation, then routing and output-VC
 allocation, then injection. Between cycles the kernel applies the stop rule, the deadlock
 watchdog and, in debug mode, the conservation checks. It returns an ``ERR_*`` code; the context
 of an error (cycle, lane, packet) is left in ``cnt[C_ERR_*]`` for ``engine.flit_run`` to report.
@@ -30,7 +31,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.allocate import allocate_vcs
-from netsim_fast.flit.eject import eject_iq, eject_lanes
+from netsim_fast.flit.eject import eject_iq, eject_lanes, eject_node
 from netsim_fast.flit.flits import flit_packet
 from netsim_fast.flit.route import route_headers
 from netsim_fast.flit.source import inject_node, release
@@ -140,13 +141,15 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     writing the cycle's events, counters and scratch into the state itself."""
     return router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, 0, p.n_nodes, s.ev_flit,
                         s.ev_flit_n, s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link, s.ts_injected,
-                        s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
+                        s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
 
 
 @njit(**KERNEL_STAGE_JIT)
 def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, ev_flit, ev_flit_n, ev_credit,
-                 ev_credit_n, ev_eject, ev_eject_n, ts_link, ts_injected, cnt, rows, req_vc, req_out, va_lane):
-    """Stages 4-8 (lanes) or the switch stage and 7-8 (iq) of routers ``lo .. hi - 1``, in order.
+                 ev_credit_n, ev_eject, ev_eject_n, ts_link, ts_injected, ts_accepted, cls_out, cnt, rows, req_vc,
+                 req_out, va_lane):
+    """Stages 4-8 (lanes, and its ejection with ``p.eject_in_loop``) or the switch stage and 7-8
+    (iq) of routers ``lo .. hi - 1``, in order.
 
     What a router writes beyond its own records comes in as arguments: the event rings of the
     flits and credits it sends, the counters and time series it adds to, and its scratch.
@@ -156,8 +159,10 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
     Within a cycle a router's stages 4-8 read only its own state and what earlier cycles
     delivered (every link and credit delay is at least one cycle), so running all stages of one
     router before the next gives the same result as running each stage over all routers, and
-    keeps the router's records in cache. Ejection stays a separate pass before this one because
-    a delivery can open a --sync global phase for every node's injection in the same cycle.
+    keeps the router's records in cache. Ejection (lanes) runs here too, just before the router's
+    stages, unless a delivery can act beyond its router in the same cycle (a --sync global phase
+    opening every node's injection, a closed loop's reply: flit/eject.py ejects_in_router_loop),
+    when it is a pass of its own before this one.
     """
     inl, in_buf, outl, ol_buf, ports, nodes, pkts = s.inl, s.in_buf, s.outl, s.ol_buf, s.port, s.node, s.pkt
     conn_list, route_free, inj, route_mask, mid = s.conn_list, s.route_free, s.inj, s.route_mask, s.mid
@@ -168,6 +173,9 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
         if nodes[node].flits > 0:
             if lanes_router:
                 if p.uses_lanes:
+                    if p.eject_in_loop:
+                        eject_node(outl, ol_buf, ports, nodes, pkts, ts_accepted, cnt, cls, class_pri, cls_out, s.born,
+                                   p, t, w, node)
                     link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t,
                               w, arrival_slot, node)
                     crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t,
@@ -206,7 +214,7 @@ def release_and_eject(s, p, t, w):
     if err != ERR_OK:
         return err
     if p.router == ROUTER_LANES:
-        if p.uses_lanes:
+        if p.uses_lanes and not p.eject_in_loop:
             return eject_lanes(s, p, t, w)
     elif p.uses_iq:
         return eject_iq(s, p, t, w)

@@ -1,14 +1,15 @@
 """The flit engine on several threads, with the same result as on one (``--threads N``).
 
 A cycle's router stages (flit/kernel.py ``router_range``) are the bulk of the work, and a
-router there writes only its own records, except for four things: the events it sends (flits
-to the next router, credits upstream, ejected flits), the counters and time series it adds
-to, and its scratch. So the routers are cut into ``N`` contiguous ranges, one per thread
+router there writes only its own records and the delivered packets' (its terminals eject in
+the router loop where that gives the same result: flit/eject.py), except for four things: the
+events it sends (flits to the next router, credits upstream, ejected flits), the counters and
+time series it adds to, and its scratch. So the routers are cut into ``N`` contiguous ranges, one per thread
 (``numba.prange``, Numba's default threading layer), each with its own event rings, counters, series and scratch
 (``ThreadScratch``). Each thread also takes the cycle's arrivals (stage 1) for its own
 routers, reading every thread's rings, so the flits and credits stay where they were written
-until a run returns (``_flush``); arrivals commute with release and ejection, which run
-first, on one thread. After the routers, the threads' ejected flits are appended to the
+until a run returns (``_flush``); arrivals commute with release and (where it is a pass of
+its own) ejection, which run first, on one thread. After the routers, the threads' ejected flits are appended to the
 state's ring thread by thread, which is router order, the order one thread appends them in,
 and their counts are added. What else runs before and after the routers runs on one thread.
 
@@ -29,7 +30,7 @@ from numba import njit, prange
 from netsim_fast import _arrays as aligned
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT, PARALLEL_JIT
 from netsim_fast.flit.kernel import cycle_done, cycle_end, release_and_eject, router_range, router_slots
-from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_OK
+from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_LAST_DELIVERY, ERR_OK
 from netsim_fast.flit.traverse import arrive_range
 
 
@@ -48,6 +49,8 @@ class ThreadScratch(NamedTuple):
     ev_eject_n: np.ndarray
     ts_link: np.ndarray      # int64[N, W]
     ts_injected: np.ndarray
+    ts_accepted: np.ndarray
+    cls_out: np.ndarray      # int64[N, K]
     rows: np.ndarray
     req_vc: np.ndarray
     req_out: np.ndarray
@@ -67,7 +70,7 @@ def new_thread_scratch(state, n_nodes: int, threads: int) -> ThreadScratch:
     """Scratch for ``threads`` threads, shaped after ``state`` (remade when the state grows)."""
     fields = {f: _per_thread(getattr(state, f), threads)
               for f in ("ev_flit", "ev_flit_n", "ev_credit", "ev_credit_n", "ev_eject", "ev_eject_n", "ts_link",
-                        "ts_injected", "rows", "req_vc", "req_out", "va_lane", "cnt")}
+                        "ts_injected", "ts_accepted", "cls_out", "rows", "req_vc", "req_out", "va_lane", "cnt")}
     return ThreadScratch(bounds=thread_bounds(n_nodes, threads), err=np.zeros(threads, np.int64),
                          base=np.zeros_like(state.cnt), **fields)
 
@@ -135,8 +138,9 @@ def _flush(s, x):
 @njit(**KERNEL_STAGE_JIT)
 def _merge(s, x, w, n_threads):
     """After the threads: their ejected flits in thread (router) order, their counter deltas and
-    series added; the first thread in router order that failed gives the error and its context,
-    as one thread running the routers in order would have stopped there. Their flits and
+    series added (the last delivery cycle: the latest of theirs); the first thread in router order
+    that failed gives the error and its context, as one thread running the routers in order
+    would have stopped there. Their flits and
     credits stay in their rings until ``_flush``: the threads take them from there."""
     err = ERR_OK
     for i in range(n_threads):
@@ -149,14 +153,23 @@ def _merge(s, x, w, n_threads):
         _append(s.ev_eject, s.ev_eject_n, x.ev_eject[i], x.ev_eject_n[i])
         s.ts_link[w] += x.ts_link[i, w]
         s.ts_injected[w] += x.ts_injected[i, w]
+        s.ts_accepted[w] += x.ts_accepted[i, w]
         x.ts_link[i, w] = 0
         x.ts_injected[i, w] = 0
+        x.ts_accepted[i, w] = 0
+        for k in range(s.cls_out.shape[0]):
+            s.cls_out[k] += x.cls_out[i, k]
+            x.cls_out[i, k] = 0
     if err == ERR_OK:
         for c in range(s.cnt.shape[0]):
             total = 0
             for i in range(n_threads):
                 total += x.cnt[i, c] - x.base[c]
             s.cnt[c] = x.base[c] + total
+        last = x.base[C_LAST_DELIVERY]  # the one counter that is a maximum, not a sum
+        for i in range(n_threads):
+            last = max(last, x.cnt[i, C_LAST_DELIVERY])
+        s.cnt[C_LAST_DELIVERY] = last
     return err
 
 
@@ -188,8 +201,9 @@ def _advance_threads(s, p, topo, t_end, x):
             _arrivals_range(s, p, t, slot, x.bounds[i], x.bounds[i + 1], x)
             x.err[i] = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x.bounds[i],
                                     x.bounds[i + 1], x.ev_flit[i], x.ev_flit_n[i], x.ev_credit[i], x.ev_credit_n[i],
-                                    x.ev_eject[i], x.ev_eject_n[i], x.ts_link[i], x.ts_injected[i], x.cnt[i],
-                                    x.rows[i], x.req_vc[i], x.req_out[i], x.va_lane[i])
+                                    x.ev_eject[i], x.ev_eject_n[i], x.ts_link[i], x.ts_injected[i],
+                                    x.ts_accepted[i], x.cls_out[i], x.cnt[i], x.rows[i], x.req_vc[i], x.req_out[i],
+                                    x.va_lane[i])
         _arrived(s, x, slot)
         err = _merge(s, x, w, n_threads)
         if err != ERR_OK:
@@ -257,7 +271,8 @@ class ThreadedAdvance:
             x = self._scratch = new_thread_scratch(state, params.n_nodes, self.threads)
         elif x.ts_link.shape[1] != state.ts_link.shape[0]:  # the series grew (they double): only they follow
             x = self._scratch = x._replace(ts_link=_per_thread(state.ts_link, self.threads),
-                                           ts_injected=_per_thread(state.ts_injected, self.threads))
+                                           ts_injected=_per_thread(state.ts_injected, self.threads),
+                                           ts_accepted=_per_thread(state.ts_accepted, self.threads))
         previous = numba.get_num_threads()
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
         try:

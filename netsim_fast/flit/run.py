@@ -51,6 +51,7 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
+    from netsim_fast.flit.eject import ejects_in_router_loop
     from netsim_fast.flit.features import uses
     from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, DEST_TAG, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
     from netsim_fast.routing.updown import UP_CHOICES
@@ -79,7 +80,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         closed_loop=int(cfg.closed_loop), outstanding=cfg.outstanding if cfg.closed_loop else 0,
         rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
-    return params._replace(**uses(params))
+    return params._replace(eject_in_loop=int(ejects_in_router_loop(params)), **uses(params))
 
 
 def _class_vcs(cfg) -> int:

@@ -220,6 +220,8 @@ class FlitParams(NamedTuple):
     outstanding: int = 0  # closed loop: requests a terminal keeps outstanding at most; 0 = no limit
     rr_vcs: int = 0       # closed loop on lanes and iq: VCs of each message class (requests on
                           # 0 .. rr_vcs-1, replies on rr_vcs .. 2 rr_vcs-1); 0: not split
+    eject_in_loop: int = 0  # 1: terminals eject in the router loop, else in a pass before it
+                            # (flit/eject.py, ejects_in_router_loop)
     # The parts of the kernel the run uses: True, or None for one it does not use, which the kernel
     # then does not compile (flit/features.py; build_params sets them, True compiles everything)
     uses_lanes: object = True
