@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import os
 
-import typer
+# One BLAS thread unless the environment says otherwise. The simulators do not use BLAS, but
+# numpy and scipy (which Numba imports) each start an OpenBLAS thread pool as they load: about a
+# fifth of the CPU time of a warm run's start (0.95 s against 1.2 s, bench/flit_startup.py's
+# command, 2026-11-27). The one dense solve (the spectral bisection of small graphs in
+# topologies/metrics.py) then gives the same result on any machine, and sweeps run their own
+# workers. OpenBLAS reads it once, as it loads, so it is set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from netsim_fast.cli._app import app, set_debug
+from typing import Annotated, Optional  # noqa: E402
+
+import typer  # noqa: E402
+
+from netsim_fast.cli._app import app, set_debug  # noqa: E402
 
 
 def _version_callback(value: bool) -> None:
