@@ -211,7 +211,9 @@ def simulate_packets(
     if table is None:
         table = build_minimal_table(topo)
     src, dst = messages.src, messages.dst
-    max_len, first = ppath.scan_messages(src, dst, messages.release_cycle, table.dist)
+    hops = np.empty(src.shape[0], np.int64)
+    max_len, first, in_order = ppath.scan_messages(src, dst, messages.release_cycle, table.dist,
+                                                   hops)
     if first[ppath.BAD_ENDPOINT] >= 0:
         raise ConfigError(f"message endpoints must be nodes 0..{topo.n_nodes - 1} of the topology")
     if first[ppath.BAD_SELF] >= 0:
@@ -225,7 +227,7 @@ def simulate_packets(
     compile_s = warmup([_variant(policy, one_port, queue_capacity)])
     return _run(topo, messages, table, policy, path_choice, one_port, int(queue_capacity), seed,
                 deadlock_cycles, max_cycles, batch_cycles, policy_code, path_code, compile_s,
-                progress, int(max_len))
+                progress, (int(max_len), bool(in_order), hops))
 
 
 # tables up to this size are read in packet order when computing paths, larger ones by
@@ -235,14 +237,16 @@ _TABLE_IN_CACHE_BYTES = 1 << 20
 
 def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, deadlock_cycles,
          max_cycles, batch_cycles, policy_code=None, path_code=None, compile_s=0.0,
-         progress=None, max_len=None):
+         progress=None, scan=None):
     policy_code = pst.POLICIES[policy] if policy_code is None else policy_code
     path_code = ppath.PATH_CHOICES[path_choice] if path_code is None else path_code
-    link_node, link_to, _ = topo.links()
     n_classes = 1
-    if max_len is None:
-        max_len = int(ppath.scan_messages(messages.src, messages.dst, messages.release_cycle,
-                                          table.dist)[0])
+    if scan is None:  # (max_len, in_order, hops) of paths.scan_messages
+        hops = np.empty(messages.src.shape[0], np.int64)
+        max_len, _, in_order = ppath.scan_messages(messages.src, messages.dst,
+                                                   messages.release_cycle, table.dist, hops)
+        scan = (int(max_len), bool(in_order), hops)
+    max_len, in_order, hops = scan
     if max_len > pst.MAX_PATH:
         raise ConfigError(f"the packet engine supports paths of at most {pst.MAX_PATH} hops; this "
                           f"workload has a path of {max_len} hops")
@@ -255,10 +259,10 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
             )
     seed_u64 = seed_to_u64(seed)
     state = pst.new_state(
-        topo.link_id, link_node, link_to, messages.src, messages.dst, messages.release_cycle,
+        topo.link_id, topo.nbr, messages.src, messages.dst, messages.release_cycle,
         max_len, policy=policy_code, one_port=one_port, queue_capacity=capacity,
         n_classes=n_classes, deadlock_cycles=deadlock_cycles if capacity > 0 else 0,
-        seed_u64=seed_u64, batch_cycles=batch_cycles,
+        seed_u64=seed_u64, batch_cycles=batch_cycles, in_order=in_order,
     )
     t0 = time.perf_counter()
     n = topo.n_nodes
@@ -297,6 +301,9 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         if progress is not None:
             progress(int(state.counters[pst.C_CYCLE]), int(state.counters[pst.C_DELIVERED]),
                      int(messages.src.size))
+    if status != pk.DONE:  # a finished run crossed every path: hops holds their lengths
+        hops = (state.pkt[:, pst.PK_HDR] & pst.HOPS_MASK).astype(np.int64)
+        pst.undelivered_to_minus_one(state.pkt, state.pkt_delivered)
     names = {pk.DONE: "done", pk.ERR_DEADLOCK: "deadlock", pk.RUNNING: "max_cycles"}
     queued, sent, delivered = (np.concatenate(s) if s else np.zeros(0, np.int64) for s in series)
     result = PacketResult(
@@ -311,7 +318,7 @@ def _run(topo, messages, table, policy, path_choice, one_port, capacity, seed, d
         options={"policy": policy, "path_choice": path_choice, "one_port": bool(one_port),
                  "queue_capacity": capacity, "seed": int(seed)},
         src=messages.src, dst=messages.dst, release_cycle=messages.release_cycle,
-        delivered_cycle=state.pkt_delivered, hops=(state.pkt[:, pst.PK_HDR] & pst.HOPS_MASK).astype(np.int64),
+        delivered_cycle=state.pkt_delivered, hops=hops,
         delivered_per_cycle=delivered, queued_per_cycle=queued, sent_per_cycle=sent,
         link_packets=state.link_sent,
     )

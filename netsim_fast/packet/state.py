@@ -26,8 +26,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from netsim_fast import _arrays as aligned
+from netsim_fast._jit import JIT
 
 from netsim_fast.packet.pool import BG_FIELDS, FIRST_CAP, pool_size
 
@@ -69,7 +71,7 @@ class PacketState(NamedTuple):
 
     pkt: np.ndarray            # int32[P, PK_PATH + max path length, padded to 8 or 16k]
     pkt_release: np.ndarray    # int64[P]: release cycle
-    pkt_delivered: np.ndarray  # int64[P]: delivery cycle (kernel.py), -1 before
+    pkt_delivered: np.ndarray  # int64[P]: delivery cycle (kernel.py); see undelivered_to_minus_one
     inj_order: np.ndarray      # int64[P]: packet ids sorted by (release, id)
     lnk: np.ndarray            # int64[L, LK_FIELDS]
     lq: np.ndarray             # int64[L, 2]: queue length and class mask (LQ_*)
@@ -95,26 +97,49 @@ class PacketState(NamedTuple):
     counters: np.ndarray       # int64[N_COUNTERS]
 
 
-def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy, one_port,
-              queue_capacity, n_classes, deadlock_cycles, seed_u64, batch_cycles):
-    """Allocate a fresh state (plain Python); ``paths.compute_paths`` fills ``pkt``."""
+@njit(**JIT)
+def link_table(link_id, nbr):
+    """``lnk`` (int64[L, LK_FIELDS]): each link's two nodes, the other fields zero; one pass
+    over ``link_id`` instead of sorting ``topo.links()`` (ids are dense, ``0 .. L-1``)."""
+    n_links = 0
+    for u in range(link_id.shape[0]):
+        for port in range(link_id.shape[1]):
+            n_links += np.int64(link_id[u, port] >= 0)
+    lnk = np.zeros((n_links, LK_FIELDS), np.int64)
+    for u in range(link_id.shape[0]):
+        for port in range(link_id.shape[1]):
+            lid = link_id[u, port]
+            if lid >= 0:
+                lnk[lid, LK_NODE] = u
+                lnk[lid, LK_TO] = nbr[u, port]
+    return lnk
+
+
+def new_state(link_id, nbr, src, dst, release, max_len, *, policy, one_port, queue_capacity,
+              n_classes, deadlock_cycles, seed_u64, batch_cycles, in_order=None):
+    """Allocate a fresh state (plain Python, and ``link_table``); ``paths.compute_paths`` fills
+    ``pkt``. ``in_order``: whether ``release`` never decreases, if the caller knows it
+    (paths.scan_messages). ``pkt_delivered`` is not -1 for undelivered packets until
+    ``undelivered_to_minus_one`` runs (needed after an unfinished run only)."""
     n_pkt = dst.shape[0]
-    n_links = link_node.shape[0]
+    lnk = link_table(link_id, nbr)
+    n_links = lnk.shape[0]
     n_nodes, n_net_ports = link_id.shape[0], link_id.shape[1] - 1
     n_w1 = max(1, (n_links + 63) // 64)
     n_w2 = max(1, (n_w1 + 63) // 64)
     width = 8 if PK_PATH + max_len <= 8 else -(-(PK_PATH + max_len) // 16) * 16
     release = np.ascontiguousarray(release, np.int64)
-    if release.size < 2 or (release[1:] >= release[:-1]).all():  # in id order already
+    if in_order is None:
+        in_order = release.size < 2 or bool((release[1:] >= release[:-1]).all())
+    if in_order:
         inj_order = np.arange(release.size, dtype=np.int64)
     else:
         inj_order = np.argsort(release, kind="stable").astype(np.int64)
     # every row is written by paths.compute_paths; on a cache line, no row straddles two
-    pkt = aligned.empty((n_pkt, width), np.int32)
-    pkt.reshape(-1)[::1024] = NONE  # one write per 4 KiB page: its first-touch fault is setup
-    lnk = np.zeros((n_links, LK_FIELDS), np.int64)
-    lnk[:, LK_NODE] = link_node
-    lnk[:, LK_TO] = link_to
+    pkt = _touched(aligned.empty((n_pkt, width), np.int32))
+    # written by the kernel for each packet it delivers: a finished run writes every entry,
+    # so no -1 fill up front (undelivered_to_minus_one fills the rest of an unfinished one)
+    delivered = _touched(np.empty(n_pkt, np.int64))
     n_bags = n_links * n_classes
     params = np.zeros(N_PARAMS, np.int64)
     params[P_POLICY] = policy
@@ -126,13 +151,15 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
     return PacketState(
         pkt=pkt,
         pkt_release=release,
-        pkt_delivered=np.full(n_pkt, -1, np.int64),
+        pkt_delivered=delivered,
         inj_order=inj_order,
         lnk=lnk,
         lq=np.zeros((n_links, 2), np.int64),
         link_sent=np.zeros(n_links, np.int64),
         bag=np.zeros((n_bags, BG_FIELDS), np.int32),
-        ring=np.zeros((pool_size(n_pkt, n_bags, FIRST_CAP), 1), np.int32),
+        # the pool: an entry is written before it is read (pool.py; the kernel's prefetch may
+        # peek past a ring's last entry, a hint that cannot fault), so no zero fill
+        ring=np.empty((pool_size(n_pkt, n_bags, FIRST_CAP), 1), np.int32),
         free_rings=np.full(64, -1, np.int64),
         touched=np.zeros(max(n_links, 1), np.int64),
         fresh=np.zeros(max(n_bags, 1), np.int32),
@@ -151,3 +178,17 @@ def new_state(link_id, link_node, link_to, src, dst, release, max_len, *, policy
         seed=np.array([seed_u64], dtype=np.uint64),
         counters=np.zeros(N_COUNTERS, np.int64),
     )
+
+
+def _touched(a: np.ndarray) -> np.ndarray:
+    """``a`` with one write per 4 KiB page: the pages' first-touch faults are setup, not
+    simulation (the kernel writes these arrays at random)."""
+    a.reshape(-1).view(np.uint8)[::4096] = 0xFF
+    return a
+
+
+def undelivered_to_minus_one(pkt: np.ndarray, delivered: np.ndarray) -> None:
+    """Set ``delivered`` to -1 for the packets that have not crossed their whole path (a run
+    the watchdog or ``max_cycles`` stopped); the kernel wrote the others."""
+    hdr = pkt[:, PK_HDR]
+    delivered[(hdr & HOPS_MASK) < (hdr >> LEN_SHIFT)] = NONE
