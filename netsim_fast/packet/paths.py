@@ -78,9 +78,9 @@ def scan_messages(src, dst, release, dist, hops):
     each lower ``dist`` by one), read here from the distances the checks read anyway instead of
     from every packet row after the run (0.7 ms of 30 at 256 nodes, bench/packet_speed.py).
 
-    The pass only finds whether anything is wrong (no branch per message, so the loop
-    vectorises: 0.33 against 0.56 ms with a branch per check, 256 nodes, 262,144 messages); a
-    second pass then finds each kind's first message (``_first_bad``), for bad input only.
+    The pass only finds whether anything is wrong (no branch per message, so the loops
+    vectorise); a second pass then finds each kind's first message (``_first_bad``), for bad
+    input only.
     """
     n = dist.shape[0]
     n_msg = src.shape[0]
@@ -94,11 +94,10 @@ def scan_messages(src, dst, release, dist, hops):
                 prefetch_at(dist, min(max(src[i], 0), n - 1), min(max(dst[i], 0), n - 1))
             _distances(src, dst, dist, lo, hi, acc, hops)
     max_len, min_len, outside = acc[0], acc[1], acc[2]
-    min_release = 0
+    min_release = 0 if n_msg == 0 else min(0, release[0])
     unordered = 0
-    for i in range(n_msg):
-        min_release = min(min_release, release[i])
     for i in range(1, n_msg):
+        min_release = min(min_release, release[i])
         unordered |= np.int64(release[i] < release[i - 1])
     in_order = unordered == 0
     first = np.full(4, -1, np.int64)
