@@ -174,6 +174,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
     release = st.pkt_release
     delivered_at = st.pkt_delivered
     inj_order = st.inj_order
+    by_id = inj_order.shape[0] == 0  # released in id order (state.new_state)
     lnk = st.lnk
     bag = st.bag
     ring = st.ring
@@ -276,7 +277,7 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
         n_enqueued = n_pending
         ptr = counters[C_INJ_PTR]
         while ptr < n_pkt:
-            p = inj_order[ptr]
+            p = ptr if by_id else inj_order[ptr]
             if release[p] > cycle:
                 break
             ptr += 1
