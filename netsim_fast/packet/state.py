@@ -158,8 +158,9 @@ def new_state(link_id, nbr, src, dst, release, max_len, *, policy, one_port, que
         link_sent=np.zeros(n_links, np.int64),
         bag=np.zeros((n_bags, BG_FIELDS), np.int32),
         # the pool: an entry is written before it is read (pool.py; the kernel's prefetch may
-        # peek past a ring's last entry, a hint that cannot fault), so no zero fill
-        ring=np.empty((pool_size(n_pkt, n_bags, FIRST_CAP), 1), np.int32),
+        # peek past a ring's last entry, a hint that cannot fault), so no zero fill; its pages
+        # are touched so that first-touch faults stay in setup, as a zero fill had them
+        ring=_touched(np.empty((pool_size(n_pkt, n_bags, FIRST_CAP), 1), np.int32)),
         free_rings=np.full(64, -1, np.int64),
         touched=np.zeros(max(n_links, 1), np.int64),
         fresh=np.zeros(max(n_bags, 1), np.int32),
