@@ -35,6 +35,7 @@ import os
 import statistics
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -72,7 +73,13 @@ def main() -> None:
                 res = simulate_packets(topo, msgs, policy=policy, table=table, seed=rep)
                 cpu = time.thread_time() - c0
                 call = time.perf_counter() - t0
-                runs[policy].append((call, res.sim_seconds, res.route_seconds, cpu, res))
+                # only the figures: keeping every result (4 MB each here) grew the process by
+                # that much per call, and the next calls ran on fresh memory whose page faults
+                # fell in setup, paths or kernel by allocation order, not by what a call does
+                figures = SimpleNamespace(packet_hops=res.packet_hops, packets=res.packets,
+                                          cycles=res.cycles)
+                runs[policy].append((call, res.sim_seconds, res.route_seconds, cpu, figures))
+                del res
         for policy in policies:
             rs = runs[policy]
             res = rs[-1][4]
