@@ -100,11 +100,12 @@ class PacketState(NamedTuple):
 @njit(**JIT)
 def link_table(link_id, nbr):
     """``lnk`` (int64[L, LK_FIELDS]): each link's two nodes, the other fields zero; one pass
-    over ``link_id`` instead of sorting ``topo.links()`` (ids are dense, ``0 .. L-1``)."""
+    over ``link_id`` instead of sorting ``topo.links()`` (ids are dense, ``0 .. L-1``, so L is
+    the largest id + 1)."""
     n_links = 0
     for u in range(link_id.shape[0]):
         for port in range(link_id.shape[1]):
-            n_links += np.int64(link_id[u, port] >= 0)
+            n_links = max(n_links, np.int64(link_id[u, port]) + 1)
     lnk = np.zeros((n_links, LK_FIELDS), np.int64)
     for u in range(link_id.shape[0]):
         for port in range(link_id.shape[1]):
