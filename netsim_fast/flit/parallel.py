@@ -57,8 +57,19 @@ class ThreadScratch(NamedTuple):
     va_lane: np.ndarray
 
 
+LINE = 64  # bytes in a cache line
+
+
 def _per_thread(a: np.ndarray, n: int) -> np.ndarray:
-    return aligned.zeros((n,) + a.shape, a.dtype)
+    """``n`` zeroed copies of ``a``'s shape, one per thread, each on cache lines of its own: the
+    first axis is lengthened (nothing reads past ``a``'s length) until a copy fills whole lines.
+    Two threads then never write the same line: their counters and ring counts, written at
+    every flit-hop, would otherwise bounce between the cores."""
+    inner = int(np.prod(a.shape[1:], dtype=np.int64)) * a.itemsize
+    first = a.shape[0]
+    while (first * inner) % LINE:
+        first += 1
+    return aligned.zeros((n, first) + a.shape[1:], a.dtype)
 
 
 def thread_bounds(n_nodes: int, threads: int) -> np.ndarray:
@@ -78,7 +89,7 @@ def new_thread_scratch(state, n_nodes: int, threads: int) -> ThreadScratch:
 @njit(**KERNEL_STAGE_JIT)
 def _append(dst, dst_n, src, src_n):
     """Append the events of every slot of ``src`` (one thread's ring) to ``dst``, then empty it."""
-    for slot in range(src_n.shape[0]):
+    for slot in range(dst_n.shape[0]):  # src_n may be longer (_per_thread)
         k = dst_n[slot]
         for i in range(src_n[slot]):
             dst[slot, k] = src[slot, i]
@@ -90,7 +101,7 @@ def _append(dst, dst_n, src, src_n):
 @njit(**KERNEL_STAGE_JIT)
 def _append_pairs(dst, dst_n, src, src_n):
     """``_append`` for a ring whose events are rows (the flit ring: lane, flit)."""
-    for slot in range(src_n.shape[0]):
+    for slot in range(dst_n.shape[0]):
         k = dst_n[slot]
         for i in range(src_n[slot]):
             for j in range(src.shape[2]):
@@ -269,7 +280,7 @@ class ThreadedAdvance:
         x = self._scratch
         if x is None:
             x = self._scratch = new_thread_scratch(state, params.n_nodes, self.threads)
-        elif x.ts_link.shape[1] != state.ts_link.shape[0]:  # the series grew (they double): only they follow
+        elif x.ts_link.shape[1] < state.ts_link.shape[0]:  # the series grew (they double): only they follow
             x = self._scratch = x._replace(ts_link=_per_thread(state.ts_link, self.threads),
                                            ts_injected=_per_thread(state.ts_injected, self.threads),
                                            ts_accepted=_per_thread(state.ts_accepted, self.threads))
