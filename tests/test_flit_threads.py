@@ -73,3 +73,27 @@ def test_threads_refused_where_they_cannot_apply(kw, match):
     base = dict(threads=2) if "topology" in kw else dict(topology="torus", k=4, threads=2)
     with pytest.raises(ConfigError, match=match):
         Config(**{**base, **kw})
+
+
+@pytest.mark.parametrize("routers, load, expected", [(1024, 0.0, 2), (1023, 0.0, 1), (4096, 1.0, 1)])
+def test_automatic_threads_need_a_large_network_and_an_idle_core(monkeypatch, routers, load, expected):
+    from netsim_fast.flit import parallel
+
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    assert parallel.run_threads(Config(topology="torus", k=4), routers) == expected
+    assert parallel.run_threads(Config(topology="torus", k=4, threads=3), routers) == 3
+
+
+@pytest.mark.parametrize("shape, dtype", [((4,), "i4"), ((26,), "i8"), ((9, 4), "i4"), ((3, 7, 2), "i8"), ((5,), "i8")])
+def test_each_thread_copy_fills_whole_cache_lines(shape, dtype):
+    """Two threads never write the same cache line of their scratch (false sharing)."""
+    import numpy as np
+
+    from netsim_fast.flit.parallel import LINE, _per_thread
+
+    a = np.zeros(shape, dtype)
+    copies = _per_thread(a, 3)
+    assert copies.shape[0] == 3 and copies.shape[1] >= shape[0] and copies.shape[2:] == shape[1:]
+    assert copies[0].nbytes % LINE == 0 and copies.ctypes.data % LINE == 0
+    assert not copies.any()

@@ -131,7 +131,7 @@ def run(
     window: Annotated[int, _opt("--window", panel=_M, help="Cycles per time-series window of the trace.")] = 10,
     deadlock_cycles: Annotated[int, _opt("--deadlock-cycles", panel=_M, help="Watchdog: a lane whose front has not moved (flit), or no packet moved with bounded queues (packet), for this long is a deadlock.")] = 10000,
     check_invariants: Annotated[bool, _opt("--check-invariants", panel=_M, help="Check flit and credit conservation every cycle (slow; for debugging).")] = False,
-    threads: Annotated[Optional[int], _opt("--threads", panel=_M, help="Flit engine (lanes, iq): threads for the router stages, the same result for any N \\[default: 2 on networks of 4096 routers or more when a second core is idle, else 1].")] = None,
+    threads: Annotated[Optional[int], _opt("--threads", panel=_M, help="Flit engine (lanes, iq): threads for the router stages, the same result for any N \\[default: 2 on networks of 1024 routers or more when a second core is idle, else 1].")] = None,
     trace: Annotated[Optional[str], _opt("--trace", panel=_M, help="Write the HDF5 trace of the run to this path.")] = None,
     sweep_rates: Annotated[Optional[str], _opt("--sweep-rates", panel=_M, help="Latency-load curve: START:STOP:STEP (inclusive) or a list r1,r2,...; prints the curve and the saturation throughput.")] = None,
     plot: Annotated[Optional[str], _opt("--plot", panel=_M, help="With --sweep-rates: write the latency-load curve as a PNG here.")] = None,

@@ -230,10 +230,11 @@ def _advance_threads(s, p, topo, t_end, x):
     return ERR_OK
 
 
-# Automatic choice: two threads from this many routers up: bench/flit_threads.py measured the
-# gain on 64x64 (4,096 routers); smaller networks do less work per hand-over and were not
-# measured to gain, so they keep one thread unless --threads says otherwise.
-AUTO_THREADS_ROUTERS = 4096
+# Automatic choice: two threads from this many routers up. bench/flit_threads.py on a quiet
+# machine (2026-11-27, against a busy loop's 1.98x): 2.0x on the 64x64 torus, 1.86x on the
+# 32x32 (1,024 routers), 1.29x on the 16x16, whose 35-microsecond cycles leave little work
+# per hand-over; so networks below 1,024 routers keep one thread unless --threads says otherwise.
+AUTO_THREADS_ROUTERS = 1024
 
 
 def run_threads(cfg, n_routers: int) -> int:
@@ -242,8 +243,6 @@ def run_threads(cfg, n_routers: int) -> int:
     free) and the routing allows it, else 1. With no idle core the threads hand over every
     cycle to a thread that waits for a core: bench/flit_threads.py --load 2 measured 1.14x where a busy loop
     gained 1.42x (2026-11-26)."""
-    import os
-
     if cfg.threads is not None:
         return cfg.threads
     if cfg.router == "booksim" or cfg.routing == "ugal-g" or n_routers < AUTO_THREADS_ROUTERS:
