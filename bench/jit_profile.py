@@ -40,7 +40,8 @@ KERNELS = {"booksim": "netsim_fast.flit.booksim.kernel", "lanes": "netsim_fast.f
 
 
 def config(router: str, cycles: int, k: int = 16) -> dict:
-    kw = dict(topology="torus", k=k, vcs=4, buf=8, packet_flits=8, rate=0.15 * 16 / k, cycles=cycles, router=router)
+    kw = dict(topology="torus", k=k, vcs=4, buf=8, packet_flits=8, rate=0.15 * 16 / k, cycles=cycles, router=router,
+              threads=1)  # the one-thread kernel, whatever the machine's load
     if router == "booksim":
         kw.update(routing="dim_order", pattern="uniform-self")
     return kw
