@@ -20,6 +20,7 @@ works in plain Python under ``NUMBA_DISABLE_JIT=1`` (the ``nojit`` tests, debugg
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -345,20 +346,20 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
     inj["pkt"] = NONE
     return FlitState(
         inl=inl,
-        in_buf=aligned.zeros((lanes, p.buf), i8),
+        in_buf=aligned.zeros((lanes, p.buf), i8, huge=True),
         outl=outl,
         ol_buf=_records((lanes, max(p.out_buf, 1)), OL_SLOT),
         port=_records(n * ports, PORT),
         node=node,
-        conn_list=aligned.zeros((n, ports * v), i4),
+        conn_list=aligned.zeros((n, ports * v), i4, huge=True),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
         inj=inj,
         route_mask=route_mask if route_mask is not None else np.zeros((0, 0, 1), np.uint8),
-        ev_flit=aligned.zeros((ring, n * ports + 1, 2), i8),
+        ev_flit=aligned.zeros((ring, n * ports + 1, 2), i8, huge=True),
         ev_flit_n=np.zeros(ring, i4),
-        ev_credit=aligned.zeros((ring, lanes + 1), i4),
+        ev_credit=aligned.zeros((ring, lanes + 1), i4, huge=True),
         ev_credit_n=np.zeros(ring, i4),
-        ev_eject=aligned.zeros((ring, terms * p.eject_rate + 1), i8),
+        ev_eject=aligned.zeros((ring, terms * p.eject_rate + 1), i8, huge=True),
         ev_eject_n=np.zeros(ring, i4),
         pkt=new_packets(packet_capacity),
         recv_need=np.zeros((n, 1), i4),
@@ -399,7 +400,7 @@ def set_classes(state: FlitState, priorities) -> FlitState:
     return state
 
 
-_records = aligned.records
+_records = partial(aligned.records, huge=True)  # the state in huge pages (_arrays.py)
 
 
 def new_packets(cap: int) -> np.ndarray:
