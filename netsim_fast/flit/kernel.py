@@ -49,28 +49,35 @@ WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane
 def _watchdog(s, p, t):
     """A lane holding flits whose front has not advanced for deadlock_cycles: a possible
     deadlock, which ``flit/deadlock.py`` confirms (a knot) or files as starvation. Also keeps
-    ``cnt[C_MAX_WAIT]``, the longest wait seen."""
-    inl, outl, in_buf, ol_buf, cnt = s.inl, s.outl, s.in_buf, s.ol_buf, s.cnt
+    ``cnt[C_MAX_WAIT]``, the longest wait seen. Only routers holding flits are scanned (a
+    router's lanes are contiguous, and ``node.flits`` counts the flits in them), in lane order
+    as before: at low load most routers are empty, and the scan of every lane was most of an
+    idle cycle's cost."""
+    inl, outl, in_buf, ol_buf, cnt, nodes = s.inl, s.outl, s.in_buf, s.ol_buf, s.cnt, s.node
     limit = p.deadlock_cycles
-    for lane in range(inl.shape[0]):
-        if inl[lane].len > 0:
-            wait = t - inl[lane].last
-            if wait > cnt[C_MAX_WAIT]:
-                cnt[C_MAX_WAIT] = wait
-            if wait >= limit:
-                cnt[C_ERR_CYCLE] = t
-                cnt[C_ERR_LANE] = lane
-                cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
-                return ERR_DEADLOCK
-        if p.router == ROUTER_LANES and outl[lane].len > 0:
-            wait = t - outl[lane].last
-            if wait > cnt[C_MAX_WAIT]:
-                cnt[C_MAX_WAIT] = wait
-            if wait >= limit:
-                cnt[C_ERR_CYCLE] = t
-                cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
-                cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
-                return ERR_DEADLOCK
+    per_router = p.n_ports * p.n_vcs
+    for node in range(p.n_nodes):
+        if nodes[node].flits == 0:
+            continue
+        for lane in range(node * per_router, node * per_router + per_router):
+            if inl[lane].len > 0:
+                wait = t - inl[lane].last
+                if wait > cnt[C_MAX_WAIT]:
+                    cnt[C_MAX_WAIT] = wait
+                if wait >= limit:
+                    cnt[C_ERR_CYCLE] = t
+                    cnt[C_ERR_LANE] = lane
+                    cnt[C_ERR_PKT] = flit_packet(in_buf[lane, inl[lane].head])
+                    return ERR_DEADLOCK
+            if p.router == ROUTER_LANES and outl[lane].len > 0:
+                wait = t - outl[lane].last
+                if wait > cnt[C_MAX_WAIT]:
+                    cnt[C_MAX_WAIT] = wait
+                if wait >= limit:
+                    cnt[C_ERR_CYCLE] = t
+                    cnt[C_ERR_LANE] = -1 - lane  # negative: an output lane
+                    cnt[C_ERR_PKT] = flit_packet(ol_buf[lane, outl[lane].head].flit)
+                    return ERR_DEADLOCK
     return ERR_OK
 
 
