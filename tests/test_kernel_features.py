@@ -46,7 +46,7 @@ def test_a_none_member_prunes_its_branch_before_typing():
     assert len(_part.overloads) == 1
 
 
-EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin"}
+EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin", "blocks"}
 
 
 @pytest.mark.parametrize("kw, on", [
@@ -58,6 +58,7 @@ EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tabl
     (dict(topology="torus", k=4, classes=2), EVERY),
     (dict(topology="torus", k=4, closed_loop=True, vcs=4), EVERY),
     (dict(topology="torus", k=4, router="booksim"), EVERY),
+    (dict(topology="torus", k=64), {"lanes", "grid", "blocks"}),  # arrivals block by block (flit/blocks.py)
 ])
 def test_uses_switches_follow_the_parameters(kw, on):
     cfg = Config(cycles=1, **kw)

@@ -51,6 +51,7 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
+    from netsim_fast.flit.blocks import block_params
     from netsim_fast.flit.eject import ejects_in_router_loop
     from netsim_fast.flit.features import uses
     from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, DEST_TAG, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
@@ -80,7 +81,12 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         closed_loop=int(cfg.closed_loop), outstanding=cfg.outstanding if cfg.closed_loop else 0,
         rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
-    return params._replace(eject_in_loop=int(ejects_in_router_loop(params)), **uses(params))
+    # arrivals block by block (flit/blocks.py), but not where a router reads others' state as it
+    # decides (ugal-g: it must see every router's arrivals) nor for the booksim router's own kernel
+    blocks = block_params(topo.n_nodes, topo.n_ports * cfg.vcs) if cfg.routing != "ugal-g" and cfg.router != "booksim" \
+        else {}
+    params = params._replace(eject_in_loop=int(ejects_in_router_loop(params)), **blocks)
+    return params._replace(**uses(params))
 
 
 def _class_vcs(cfg) -> int:
