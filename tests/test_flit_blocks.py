@@ -36,9 +36,10 @@ def _result(kw: dict) -> dict:
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    def use(routers: int):
+    def use(routers: int, sort_every_cycle: bool = True):
         monkeypatch.setattr(blocks, "BLOCK_ROUTERS", routers)
         monkeypatch.setattr(blocks, "BLOCK_MIN_LANES", 0)
+        monkeypatch.setattr(blocks, "MIN_ARRIVALS_PER", 10 ** 9 if sort_every_cycle else 1)
     return use
 
 
@@ -46,9 +47,9 @@ def small_blocks(monkeypatch):
 def test_blocks_give_the_result_of_all_arrivals_first(name, small_blocks):
     whole = _result(CASES[name])
     assert whole["flit_hops"] > 0
-    for routers in (1, 3):
-        small_blocks(routers)
-        assert _result(CASES[name]) == whole, routers
+    for routers, every_cycle in ((1, True), (3, True), (3, False)):  # False: quiet cycles take them all first
+        small_blocks(routers, every_cycle)
+        assert _result(CASES[name]) == whole, (routers, every_cycle)
 
 
 def test_a_deadlock_is_found_at_the_same_cycle_with_blocks(small_blocks):
@@ -64,13 +65,12 @@ def test_a_deadlock_is_found_at_the_same_cycle_with_blocks(small_blocks):
     assert messages[0] == messages[1]
 
 
-def test_block_params():
-    assert blocks.block_params(1024, 20)["arr_block"] == 0  # 32x32 torus: below BLOCK_MIN_LANES
+def test_block_magic():
+    assert blocks.block_magic(1024, 20) == 0  # 32x32 torus: below BLOCK_MIN_LANES
     for routers, lanes in ((4096, 20), (4096, 28), (2064, 124), (32768, 28)):
-        p = blocks.block_params(routers, lanes)
-        assert p["arr_block"] == blocks.BLOCK_ROUTERS
+        magic = blocks.block_magic(routers, lanes)
         every = np.arange(routers * lanes + 1, dtype=np.int64)
-        assert np.array_equal((every * p["arr_magic"]) >> blocks.BLOCK_SHIFT, every // (p["arr_block"] * lanes))
+        assert np.array_equal((every * magic) >> blocks.BLOCK_SHIFT, every // (blocks.BLOCK_ROUTERS * lanes))
 
 
 def test_no_blocks_where_a_router_reads_the_others(small_blocks):
@@ -79,10 +79,13 @@ def test_no_blocks_where_a_router_reads_the_others(small_blocks):
     from netsim_fast.topologies import build_topology
 
     small_blocks(1)
-    for kw in (dict(topology="dragonfly", concentration=2, group_routers=4, global_links=2, routing="ugal-g", vcs=4),
-               dict(topology="torus", k=4, router="booksim", routing="dim_order", pattern="uniform-self")):
+
+    def blocked(**kw):
         cfg = Config(**kw, cycles=10)
-        p = build_params(cfg, build_topology(cfg), stop_mode=STOP_AT_END, win_start=0, win_end=10)
-        assert p.arr_block == 0
-    cfg = Config(topology="torus", k=4, cycles=10)
-    assert build_params(cfg, build_topology(cfg), stop_mode=STOP_AT_END, win_start=0, win_end=10).arr_block == 1
+        params = build_params(cfg, build_topology(cfg), stop_mode=STOP_AT_END, win_start=0, win_end=10)
+        return blocks.blocked_advance(cfg, params)
+
+    assert blocked(topology="dragonfly", concentration=2, group_routers=4, global_links=2, routing="ugal-g",
+                   vcs=4) is None
+    assert blocked(topology="torus", k=4, router="booksim", routing="dim_order", pattern="uniform-self") is None
+    assert blocked(topology="torus", k=4).block == 1

@@ -31,7 +31,6 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.allocate import allocate_vcs
-from netsim_fast.flit.blocks import arrive_block, sort_arrivals
 from netsim_fast.flit.eject import eject_iq, eject_lanes, eject_node
 from netsim_fast.flit.flits import flit_packet
 from netsim_fast.flit.route import route_headers
@@ -150,26 +149,6 @@ def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
     return router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, 0, p.n_nodes, s.ev_flit,
                         s.ev_flit_n, s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link, s.ts_injected,
                         s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
-
-
-@njit(**KERNEL_STAGE_JIT)
-def blocks_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
-    """``router_stages`` with each block of ``p.arr_block`` routers taking its arrivals just
-    before its stages (flit/blocks.py)."""
-    sort_arrivals(s, p, t % p.ring)
-    lo = 0
-    b = 0
-    while lo < p.n_nodes:
-        hi = min(p.n_nodes, lo + p.arr_block)
-        arrive_block(s, p, t, b)
-        err = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, s.ev_flit, s.ev_flit_n,
-                           s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link, s.ts_injected,
-                           s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
-        if err != ERR_OK:
-            return err
-        lo = hi
-        b += 1
-    return ERR_OK
 
 
 @njit(**KERNEL_STAGE_JIT)
@@ -294,17 +273,11 @@ def advance(s, p, topo, t_end):
     t = s.cnt[C_CYCLE]
     while t < t_end:
         w = t // p.window
-        if p.uses_blocks and p.arr_block:  # arrivals block by block (flit/blocks.py): release and ejection first
-            err = release_and_eject(s, p, t, w)
-        else:
-            err = cycle_start(s, p, t, w)
+        err = cycle_start(s, p, t, w)
         if err != ERR_OK:
             return err
         arrival_slot, credit_slot, eject_slot = router_slots(p, t)
-        if p.uses_blocks and p.arr_block:
-            err = blocks_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot)
-        else:
-            err = router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot)
+        err = router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot)
         if err != ERR_OK:
             return err
         err = cycle_end(s, p, topo, t)

@@ -51,7 +51,6 @@ class FlitRun:
 def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_total: int = 0,
                  sync: str = "none", class_vcs: int = 0, wire=None) -> fs.FlitParams:
     """The kernel's scalars; ``wire``: the links' extra cycles (flit/wires.py), None if none."""
-    from netsim_fast.flit.blocks import block_params
     from netsim_fast.flit.eject import ejects_in_router_loop
     from netsim_fast.flit.features import uses
     from netsim_fast.routing import ADAPTIVE_ROUTINGS, CODES, DEST_TAG, NONMIN_ROUTINGS, TABLE, TABLE_ROUTINGS, UPDOWN
@@ -81,12 +80,7 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         closed_loop=int(cfg.closed_loop), outstanding=cfg.outstanding if cfg.closed_loop else 0,
         rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
-    # arrivals block by block (flit/blocks.py), but not where a router reads others' state as it
-    # decides (ugal-g: it must see every router's arrivals) nor for the booksim router's own kernel
-    blocks = block_params(topo.n_nodes, topo.n_ports * cfg.vcs) if cfg.routing != "ugal-g" and cfg.router != "booksim" \
-        else {}
-    params = params._replace(eject_in_loop=int(ejects_in_router_loop(params)), **blocks)
-    return params._replace(**uses(params))
+    return params._replace(eject_in_loop=int(ejects_in_router_loop(params)), **uses(params))
 
 
 def _class_vcs(cfg) -> int:
@@ -270,6 +264,10 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
         threads = run_threads(cfg, params.n_nodes)
         if threads > 1:
             advance = ThreadedAdvance(threads)
+        else:  # large networks: arrivals block by block (flit/blocks.py)
+            from netsim_fast.flit.blocks import blocked_advance
+
+            advance = blocked_advance(cfg, params) or advance
     compile_seconds = _compile(state, params, topo.arrays, advance)
 
     start, start_cpu = time.perf_counter(), time.process_time()

@@ -219,9 +219,6 @@ class FlitParams(NamedTuple):
                           # stage; Topology.eject_shift), through the same local port it injects at
     closed_loop: int = 0  # 1: request-reply traffic (--closed-loop; flit/closed_loop.py)
     outstanding: int = 0  # closed loop: requests a terminal keeps outstanding at most; 0 = no limit
-    arr_block: int = 0    # routers per block whose arrivals are taken just before the block's stages
-                          # (flit/blocks.py); 0: all arrivals first, in one pass
-    arr_magic: int = 0    # lane * arr_magic >> BLOCK_SHIFT is the lane's block
     rr_vcs: int = 0       # closed loop on lanes and iq: VCs of each message class (requests on
                           # 0 .. rr_vcs-1, replies on rr_vcs .. 2 rr_vcs-1); 0: not split
     eject_in_loop: int = 0  # 1: terminals eject in the router loop, else in a pass before it
@@ -237,7 +234,6 @@ class FlitParams(NamedTuple):
     uses_grid: object = True
     uses_tables: object = True
     uses_nonmin: object = True
-    uses_blocks: object = True
 
 
 class FlitState(NamedTuple):
@@ -297,10 +293,6 @@ class FlitState(NamedTuple):
     reply_len: np.ndarray     # int32[5] closed loop: reply flits by request kind (0 for others)
     rw_vc: np.ndarray         # int32[5, 2] (first VC, VC count) of each kind (booksim router: BookSim2's
                               # *_begin_vc, *_end_vc); every row (0, V) but with --closed-loop there
-    blk_flit: np.ndarray      # int64[cap, 2] a cycle's arriving flits by block of routers (flit/blocks.py;
-                              # empty when p.arr_block is 0)
-    blk_credit: np.ndarray    # int32[cap2] ... its arriving credits
-    blk_off: np.ndarray       # int64[2, nb + 1] where each block's flits and credits start in them
 
 
 def ring_size(t_link: int, t_crossbar: int, credit_delay: int, wire_max: int = 0) -> int:
@@ -396,9 +388,6 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         pend=np.zeros((2 * terms * p.eject_rate + 2 if p.closed_loop else 0, 5), i8),
         reply_len=np.zeros(5, i4),
         rw_vc=np.array([[0, v]] * 5, i4),
-        blk_flit=aligned.zeros((n * ports + 1 if p.arr_block else 0, 2), i8),
-        blk_credit=aligned.zeros(lanes + 1 if p.arr_block else 0, i4),
-        blk_off=np.zeros((2, -(-n // p.arr_block) + 1 if p.arr_block else 1), i8),
     )
 
 
