@@ -33,10 +33,10 @@ def zeros(shape, dtype, huge: bool = False) -> np.ndarray:
     return _on_a_line(np.zeros, shape, dtype, huge)
 
 
-def empty(shape, dtype, huge: bool = False) -> np.ndarray:
+def empty(shape, dtype) -> np.ndarray:
     """``np.empty`` on a cache line: for arrays the caller fills, whose pages should not all be
     touched (zeroed) up front."""
-    return _on_a_line(np.empty, shape, dtype, huge)
+    return _on_a_line(np.empty, shape, dtype, False)
 
 
 def _on_a_line(allocate, shape, dtype, huge: bool) -> np.ndarray:
@@ -61,9 +61,9 @@ def _in_huge_pages(size: int) -> np.ndarray:
     return raw[start: start + size]
 
 
-def full(shape, value, dtype, huge: bool = False) -> np.ndarray:
+def full(shape, value, dtype) -> np.ndarray:
     """``np.full`` on a cache line."""
-    out = zeros(shape, dtype, huge)
+    out = zeros(shape, dtype)
     out[...] = value
     return out
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 # One BLAS thread unless the environment says otherwise. The simulators do not use BLAS, but
-# numpy and scipy (which Numba imports) each start an OpenBLAS thread pool as they load: about a
-# fifth of the CPU time of a warm run's start (0.95 s against 1.2 s, bench/flit_startup.py's
-# command, 2026-11-27). The one dense solve (the spectral bisection of small graphs in
+# numpy and scipy (which Numba imports) each start an OpenBLAS thread pool as they load, which
+# took CPU time from every warm start (bench/flit_startup.py, 2026-11-27: 0.92 s of CPU, against
+# 1.08 s the evening before). The one dense solve (the spectral bisection of small graphs in
 # topologies/metrics.py) then gives the same result on any machine, and sweeps run their own
 # workers. OpenBLAS reads it once, as it loads, so it is set before anything imports numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -115,8 +115,7 @@ def ejects_in_router_loop(p) -> bool:
     packets' delivery fields, none of which another router's stages read in the same cycle, so
     the place does not change the result; in the loop it runs on the router's thread
     (flit/parallel.py) and reads the router's records while they are in cache, where the pass
-    read a cache line per terminal every cycle (a tenth of a two-thread 64x64 cycle on one
-    thread). The pass stays where a delivery acts beyond the router in the same cycle (a closed
+    read a cache line per terminal every cycle, on one thread. The pass stays where a delivery acts beyond the router in the same cycle (a closed
     loop's reply, a --sync phase opening for every node), under --check-invariants (whose order
     check reports before any router moves), and for the iq router (its own ejection ring)."""
     from netsim_fast.flit.state import ROUTER_LANES
