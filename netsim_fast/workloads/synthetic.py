@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from netsim_fast.errors import ConfigError
-from netsim_fast.workloads import registry
+from netsim_fast.workloads import bernoulli, registry
 
 CHUNK_CYCLES = 1024
 
@@ -212,22 +212,22 @@ class SyntheticTraffic:
             while self._next < index:
                 self._created(self._next)
         n, c = self.n_nodes, CHUNK_CYCLES
-        rng, created = self._created(index)
-        cycle, src = np.nonzero(created)  # row-major: sorted by cycle, then node
+        rng, (cycle, src) = self._created(index)  # row-major: sorted by cycle, then node
         dst = self._destinations(src, rng)
         length = self.mix.draw(rng, src.size) if self.mix else np.full(src.size, self.packet_flits, np.int32)
         return src.astype(np.int32), dst.astype(np.int32), length, (cycle + index * c).astype(np.int64)
 
     def _created(self, index: int):
-        """The chunk's generator (after its creation draws) and its cycles x nodes creations."""
+        """The chunk's generator (after its creation draws) and its creations: (cycle within
+        the chunk, node) pairs in row-major order. Bernoulli: a draw ``u < prob`` per node and
+        cycle (workloads/bernoulli.py reads them from the raw generator, same draws)."""
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, index]))
         if self._onoff is None:
-            created = rng.random((CHUNK_CYCLES, self.n_nodes), dtype=np.float32) < np.float32(self.prob)
-            return rng, created & self.senders[None, :]
+            return rng, bernoulli.created(rng, CHUNK_CYCLES, self.senders, self.prob)
         if self._chain is None:
             self._chain = self._onoff()
         self._next = index + 1
-        return rng, self._chain.created(rng, CHUNK_CYCLES, self.senders)
+        return rng, np.nonzero(self._chain.created(rng, CHUNK_CYCLES, self.senders))
 
     def _destinations(self, src, rng):
         n = self.n_nodes
