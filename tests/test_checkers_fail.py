@@ -17,20 +17,20 @@ from netsim_fast.topologies import build_topology
 from netsim_fast.workloads.packets import FinitePackets
 
 
-def _running_state(router="lanes"):
+def _running_state(router="lanes", messages=20, cycles=40):
     """A 4x4 torus mid-way through a finite workload, in debug mode (invariants every cycle)."""
-    cfg = Config(topology="torus", k=4, router=router, pattern="random", messages=20, packet_flits=6,
+    cfg = Config(topology="torus", k=4, router=router, pattern="random", messages=messages, packet_flits=6,
                  check_invariants=True)
     topo = build_topology(cfg)
     rng = np.random.default_rng(3)
-    n = 16 * 20
-    src = np.repeat(np.arange(16), 20).astype(np.int32)
+    n = 16 * messages
+    src = np.repeat(np.arange(16), messages).astype(np.int32)
     dst = ((src + rng.integers(1, 16, n)) % 16).astype(np.int32)
     packets = FinitePackets(src, dst, np.full(n, 6, np.int32), np.zeros(n, np.int64))
     params = build_params(cfg, topo, stop_mode=fs.STOP_ALL, win_start=0, win_end=1 << 62, n_total=n)
     state = fs.new_state(topo, params, packet_capacity=n, windows=64)
     state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release)
-    assert advance(state, params, topo.arrays, 40) == fs.ERR_OK
+    assert advance(state, params, topo.arrays, cycles) == fs.ERR_OK
     return cfg, topo, params, state
 
 
@@ -125,3 +125,31 @@ def test_dor_without_datelines_on_a_ring_is_reported_with_its_knot():
     knot = err.value.summary["deadlock_cycle"]
     assert len({c["router"] for c in knot}) == 6  # the ring's whole cycle of channels
     assert isinstance(err.value, SimulationError)
+
+
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+def test_a_busy_router_marked_idle_is_caught_and_named(router):
+    """The router stages skip routers not marked active (FlitState.active); a missed mark would
+    stall a router silently, so the debug checks look for busy routers without one."""
+    cfg, topo, params, state = _running_state(router, messages=1, cycles=6)  # one packet a node, some sent
+    # a router holding flits that no flit reaches in the next cycle (an arrival would mark it again)
+    slot = int(state.cnt[fs.C_CYCLE]) % params.ring
+    arriving = state.ev_flit[slot, : state.ev_flit_n[slot], 0] // (params.n_ports * params.n_vcs)
+    busy = np.nonzero(state.node["flits"][: params.n_nodes] > 0)[0]
+    node = int(np.setdiff1d(busy, arriving)[0])
+    assert state.active[node] == 1
+    state.active[node] = 0
+    err = advance(state, params, topo.arrays, 80)
+    assert err == fs.ERR_IDLE
+    assert f"router {node} holds flits" in describe_error(err, state, params, topo)
+
+
+def test_idle_routers_are_unmarked_and_busy_ones_marked():
+    """After a finite workload drains, no router is marked; mid-way, the marked routers are a
+    superset of the busy ones."""
+    cfg, topo, params, state = _running_state("lanes", messages=1, cycles=8)
+    marked = state.active[: params.n_nodes] == 1
+    assert marked[state.node["flits"][: params.n_nodes] > 0].all()
+    assert advance(state, params, topo.arrays, 2000) == fs.ERR_OK
+    assert state.cnt[fs.C_DONE] == 1
+    assert not state.active.any()

@@ -37,8 +37,8 @@ from netsim_fast.flit.route import route_headers
 from netsim_fast.flit.source import inject_node, release
 from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_DROPPED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
-    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_OK, ERR_OVERFLOW,
-    ROUTER_LANES, STOP_ALL, STOP_WINDOW,
+    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_IDLE, ERR_OK, ERR_OVERFLOW,
+    NONE, ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
 from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch_node
 
@@ -122,6 +122,23 @@ def _check_invariants(s, p, topo, t):
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
+    return _check_active(s, p, t)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _check_active(s, p, t):
+    """Every router the router stages would skip is idle: no flit, no packet queued or bound."""
+    nodes = s.node
+    for node in range(p.n_nodes):
+        if s.active[node]:
+            continue
+        busy = nodes[node].flits > 0
+        for term in range(node * p.conc, node * p.conc + p.conc):
+            busy = busy or nodes[term].src_head != NONE or nodes[term].bound > 0
+        if busy:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = node * p.n_ports * p.n_vcs  # its first lane names the router
+            return ERR_IDLE
     return ERR_OK
 
 
@@ -176,31 +193,44 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
     cls, class_pri, class_level, q_last = s.cls, s.class_pri, s.class_level, s.q_last
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
-    for node in range(lo, hi):
-        if nodes[node].flits > 0:
-            if lanes_router:
-                if p.uses_lanes:
-                    if p.eject_in_loop:
-                        eject_node(outl, ol_buf, ports, nodes, pkts, ts_accepted, cnt, cls, class_pri, cls_out, s.born,
-                                   p, t, w, node)
-                    link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt, p, t,
-                              w, arrival_slot, node)
-                    crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t,
-                                  credit_slot, node)
-            elif p.uses_iq:
-                switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out, ev_flit,
-                            ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w,
-                            arrival_slot, credit_slot, eject_slot, node)
-        if nodes[node].waiting > 0:
-            route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, s.kind, route_free, rows, radix, wrap, coord,
-                          dim_port, topo.nbr, route_mask, p, t, node)
-            err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, s.kind, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
-                               coord, dim_port, route_mask, p, t, node)
-            if err != ERR_OK:
-                return err
-        for term in range(node * p.conc, node * p.conc + p.conc):
-            inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p, t, w,
-                        node, term)
+    active, active_words = s.active, s.active_words
+    for word in range(lo >> 3, (hi + 7) >> 3):
+        if active_words[word] == 0:  # eight idle routers
+            continue
+        for node in range(max(lo, word << 3), min(hi, (word << 3) + 8)):
+            if active[node] == 0:  # idle: no flit, no packet queued or bound at its terminals
+                continue
+            if nodes[node].flits > 0:
+                if lanes_router:
+                    if p.uses_lanes:
+                        if p.eject_in_loop:
+                            eject_node(outl, ol_buf, ports, nodes, pkts, ts_accepted, cnt, cls, class_pri, cls_out,
+                                       s.born, p, t, w, node)
+                        link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt,
+                                  p, t, w, arrival_slot, node)
+                        crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p,
+                                      t, credit_slot, node)
+                elif p.uses_iq:
+                    switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out,
+                                ev_flit, ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t,
+                                w, arrival_slot, credit_slot, eject_slot, node)
+            if nodes[node].waiting > 0:
+                route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, s.kind, route_free, rows, radix, wrap,
+                              coord, dim_port, topo.nbr, route_mask, p, t, node)
+                err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, s.kind, cls, class_pri, conn_list, rows,
+                                   va_lane, cnt, radix, wrap, coord, dim_port, route_mask, p, t, node)
+                if err != ERR_OK:
+                    return err
+            for term in range(node * p.conc, node * p.conc + p.conc):
+                inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p,
+                            t, w, node, term)
+            if nodes[node].flits == 0:  # idle unless a terminal has packets queued or bound
+                idle = True
+                for term in range(node * p.conc, node * p.conc + p.conc):
+                    if nodes[term].src_head != NONE or nodes[term].bound != 0:
+                        idle = False
+                if idle:
+                    active[node] = 0
     return ERR_OK
 
 

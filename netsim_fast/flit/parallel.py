@@ -73,8 +73,12 @@ def _per_thread(a: np.ndarray, n: int) -> np.ndarray:
 
 
 def thread_bounds(n_nodes: int, threads: int) -> np.ndarray:
-    """Contiguous router ranges of (nearly) equal size, in router order."""
-    return np.linspace(0, n_nodes, threads + 1).round().astype(np.int64)
+    """Contiguous router ranges of (nearly) equal size, in router order, split at multiples of
+    eight routers: each thread then tests whole words of ``FlitState.active_words`` that no other
+    thread writes."""
+    cuts = (np.linspace(0, n_nodes, threads + 1) / 8).round().astype(np.int64) * 8
+    cuts[-1] = n_nodes
+    return np.minimum(cuts, n_nodes)
 
 
 def new_thread_scratch(state, n_nodes: int, threads: int) -> ThreadScratch:
@@ -120,11 +124,11 @@ def _arrivals_range(s, p, t, slot, lo, hi, x):
     per_router = p.n_ports * p.n_vcs
     first, last = lo * per_router, hi * per_router
     inl, in_buf, nodes, outl = s.inl, s.in_buf, s.node, s.outl
-    arrive_range(inl, in_buf, nodes, outl, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot],
-            s.ev_credit_n[slot])
+    arrive_range(inl, in_buf, nodes, outl, s.active, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot],
+                 s.ev_credit[slot], s.ev_credit_n[slot])
     for i in range(x.err.shape[0]):
-        arrive_range(inl, in_buf, nodes, outl, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
-                x.ev_credit[i, slot], x.ev_credit_n[i, slot])
+        arrive_range(inl, in_buf, nodes, outl, s.active, p, t, first, last, x.ev_flit[i, slot], x.ev_flit_n[i, slot],
+                     x.ev_credit[i, slot], x.ev_credit_n[i, slot])
 
 
 @njit(**KERNEL_STAGE_JIT)

@@ -57,6 +57,7 @@ def release(s, p, t):
             k += 1
             continue
         nodes[node].queued += 1
+        s.active[node // p.conc if p.conc > 1 else node] = 1  # its router has a packet to inject
         if p.uses_classes and p.classes > 1:
             _link_by_priority(nodes, pkts, s.q_last, s.class_level[s.cls[k]], node, k)
         elif p.uses_closed_loop and p.closed_loop:  # replies (level 0) ahead of the requests (level 1) waiting

@@ -56,6 +56,7 @@ ERR_CREDIT = 3
 ERR_OVERFLOW = 4
 ERR_ORDER = 5
 ERR_NO_ROUTE = 6
+ERR_IDLE = 8         # debug checks: a router with flits or packets to inject is not marked active
 ERR_CAPACITY = 7     # closed loop: no free packet record for a request or reply (flit/closed_loop.py)
 
 # indices into FlitState.cnt
@@ -291,6 +292,11 @@ class FlitState(NamedTuple):
                               # stage (reply src, reply dst, reply kind, request arrival, request born;
                               # a reply's: (requester, -, KIND_ANY, arrival, -))
     reply_len: np.ndarray     # int32[5] closed loop: reply flits by request kind (0 for others)
+    active: np.ndarray        # uint8[8 * ceil(N / 8)] 1: the router may have work (flits, or a terminal
+                              # with packets queued or bound): set by arrivals and release, cleared by
+                              # the router stages once the router is idle (flit/kernel.py router_range)
+    active_words: np.ndarray  # uint64[ceil(N / 8)] the same bytes eight at a time: eight idle routers
+                              # are skipped with one test
     rw_vc: np.ndarray         # int32[5, 2] (first VC, VC count) of each kind (booksim router: BookSim2's
                               # *_begin_vc, *_end_vc); every row (0, V) but with --closed-loop there
 
@@ -388,7 +394,13 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         pend=np.zeros((2 * terms * p.eject_rate + 2 if p.closed_loop else 0, 5), i8),
         reply_len=np.zeros(5, i4),
         rw_vc=np.array([[0, v]] * 5, i4),
+        **_active_marks(n),
     )
+
+
+def _active_marks(n_routers: int) -> dict:
+    words = aligned.zeros(-(-n_routers // 8), np.uint64)
+    return dict(active=words.view(np.uint8), active_words=words)
 
 
 def set_classes(state: FlitState, priorities) -> FlitState:

@@ -32,21 +32,23 @@ from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 @njit(**KERNEL_STAGE_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
-    arrive_range(s.inl, s.in_buf, s.node, s.outl, p, t, 0, s.inl.shape[0], s.ev_flit[slot], s.ev_flit_n[slot],
-                 s.ev_credit[slot], s.ev_credit_n[slot])
+    arrive_range(s.inl, s.in_buf, s.node, s.outl, s.active, p, t, 0, s.inl.shape[0], s.ev_flit[slot],
+                 s.ev_flit_n[slot], s.ev_credit[slot], s.ev_credit_n[slot])
     s.ev_flit_n[slot] = 0
     s.ev_credit_n[slot] = 0
 
 
 @njit(**KERNEL_INLINE)
-def arrive_range(inl, in_buf, nodes, outl, p, t, first, last, flits, n_flits, credits, n_credits):
+def arrive_range(inl, in_buf, nodes, outl, active, p, t, first, last, flits, n_flits, credits, n_credits):
     """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
     that go to lanes ``first .. last - 1``: all of them (``arrivals``), or one thread's routers'
-    (flit/parallel.py)."""
+    (flit/parallel.py). A flit marks its router active; a credit does not (a router without
+    flits has no use for it until a flit arrives)."""
     for i in range(n_flits):
         lane = flits[i, 0]
         if lane >= first and lane < last:
             push_input(inl, in_buf, nodes, lane, flits[i, 1], t)
+            active[inl[lane].node] = 1
     for i in range(n_credits):
         out = credits[i]
         if out >= first and out < last:

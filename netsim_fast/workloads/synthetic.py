@@ -6,7 +6,8 @@ packets of a run depend only on the seed and the pattern, never on how the engin
 cycles, and a reference implementation can consume exactly the same packets.
 
 Each node creates a packet of ``packet_flits`` flits in a cycle with probability
-``rate / packet_flits`` (Bernoulli injection at ``rate`` flits/node/cycle); on/off (bursty)
+``rate / packet_flits`` (Bernoulli injection at ``rate`` flits/node/cycle: a float32 draw per
+node and cycle, made by workloads/bernoulli.py's compiled copy of numpy's generator); on/off (bursty)
 injection and packet-size mixes are in workloads/injection.py. Destinations:
 
 =========== ===============================================================================
