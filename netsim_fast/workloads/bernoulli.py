@@ -105,17 +105,21 @@ def _draw(high, low, inc_high, inc_low, pending, draws, n, thr, send, cyc, node)
         mixed = high ^ low
         rot = high >> np.uint64(58)
         x = (mixed >> rot) | (mixed << ((np.uint64(64) - rot) & np.uint64(63)))
-        for half in range(2):
-            if half == 1:
-                if pos == draws:  # the high half stays in the generator's buffer
-                    left = np.int64(x >> np.uint64(32))
-                    break
-                x >>= np.uint64(32)
-            if np.int64((x & half_mask) >> np.uint64(8)) < thr:
-                v = pos % n
-                if send[v]:
-                    if k < cap:
-                        cyc[k], node[k] = pos // n, v
-                    k += 1
-            pos += 1
+        if np.int64((x & half_mask) >> np.uint64(8)) < thr:  # the low half
+            v = pos % n
+            if send[v]:
+                if k < cap:
+                    cyc[k], node[k] = pos // n, v
+                k += 1
+        pos += 1
+        if pos == draws:  # the high half stays in the generator's buffer
+            left = np.int64(x >> np.uint64(32))
+            break
+        if np.int64(x >> np.uint64(40)) < thr:  # the high half
+            v = pos % n
+            if send[v]:
+                if k < cap:
+                    cyc[k], node[k] = pos // n, v
+                k += 1
+        pos += 1
     return k, high, low, left
