@@ -50,7 +50,7 @@ def test_a_none_member_prunes_its_branch_before_typing():
     assert len(_part.overloads) == 1
 
 
-EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin"}
+EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin", "eject_pass"}
 
 
 @pytest.mark.parametrize("kw, on", [

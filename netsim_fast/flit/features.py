@@ -19,7 +19,9 @@ from netsim_fast.routing import DOR, DOR_NODATELINE, DUATO, NONMIN_ROUTINGS
 # classes (priority arbiters and queues); uses_sync: phases gated (--sync local, global);
 # uses_grid: dor, duato, dor-nodateline (routing/grid.py); uses_tables: next-port tables (minimal
 # and the BMG routers, updown, the butterfly's destination tags, dim- and min-adaptive);
-# uses_nonmin: the dragonfly's valiant, ugal-l, ugal-g (routing/dragonfly_valiant.py).
+# uses_nonmin: the dragonfly's valiant, ugal-l, ugal-g (routing/dragonfly_valiant.py); uses_eject_pass:
+# the lanes router's ejection as a pass before the routers (eject_lanes), which a plain run never
+# needs: its terminals eject in the router loop (flit/eject.py ejects_in_router_loop).
 
 
 def _on(used) -> bool | None:
@@ -43,4 +45,4 @@ def uses(p) -> dict:
     nonmin = p.routing in NONMIN_ROUTINGS.values()
     return dict(uses_lanes=_on(p.router == ROUTER_LANES), uses_iq=_on(p.router == ROUTER_IQ), uses_debug=None,
                 uses_closed_loop=None, uses_classes=None, uses_sync=None, uses_grid=_on(grid),
-                uses_tables=_on(not grid and not nonmin), uses_nonmin=_on(nonmin))
+                uses_tables=_on(not grid and not nonmin), uses_nonmin=_on(nonmin), uses_eject_pass=None)

@@ -251,7 +251,7 @@ def release_and_eject(s, p, t, w):
     if err != ERR_OK:
         return err
     if p.router == ROUTER_LANES:
-        if p.uses_lanes and not p.eject_in_loop:
+        if p.uses_lanes and p.uses_eject_pass and not p.eject_in_loop:
             return eject_lanes(s, p, t, w)
     elif p.uses_iq:
         return eject_iq(s, p, t, w)

@@ -235,6 +235,7 @@ class FlitParams(NamedTuple):
     uses_grid: object = True
     uses_tables: object = True
     uses_nonmin: object = True
+    uses_eject_pass: object = True
 
 
 class FlitState(NamedTuple):
