@@ -145,6 +145,8 @@ def main() -> None:
         warm = [timed(warm_env) for _ in range(args.repeats)]
     for label, runs in (("cold start (empty Numba cache, compiles the flit kernel)", cold),
                         ("warm start after `netsim-fast warmup`", warm)):
+        if not runs:  # --cold 0
+            continue
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
         print(f"{label}: median {statistics.median(walls):.2f} s wall (min {min(walls):.2f}, max {max(walls):.2f}), "
               f"{statistics.median(cpus):.2f} s CPU, {len(runs)} runs")

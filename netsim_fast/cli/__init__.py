@@ -12,6 +12,26 @@ import os
 # workers. OpenBLAS reads it once, as it loads, so it is set before anything imports numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+
+def _import_numba_without_blas_probe() -> None:
+    """Numba looks for a BLAS as it loads by importing scipy.linalg, about a tenth of a warm
+    start (``python -X importtime``). No compiled function here uses BLAS (``np.dot``,
+    ``np.linalg`` in ``@njit`` code), so the CLI, which runs only this package's kernels, loads
+    Numba with the probed module hidden (Numba then records that it has no BLAS) and puts it
+    back. Called as a command starts (``_root``), so ``--help`` and ``--version`` do not load
+    Numba; not done when Numba's array functions or the module are already loaded."""
+    import sys
+
+    probed = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or probed in sys.modules:
+        return
+    sys.modules[probed] = None  # makes its import raise ImportError, which Numba's probe expects
+    try:
+        import numba.np.arraymath  # noqa: F401  (the probe runs as this loads)
+    finally:
+        del sys.modules[probed]
+
+
 from typing import Annotated, Optional  # noqa: E402
 
 import typer  # noqa: E402
@@ -46,6 +66,7 @@ def _root(
 ) -> None:
     """netsim-fast: a cycle-accurate interconnection-network simulator (Numba kernels)."""
     set_debug(debug)
+    _import_numba_without_blas_probe()
 
 
 # Command modules register themselves on `app` when imported.
