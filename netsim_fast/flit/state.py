@@ -295,9 +295,8 @@ class FlitState(NamedTuple):
     reply_len: np.ndarray     # int32[5] closed loop: reply flits by request kind (0 for others)
     active: np.ndarray        # uint8[8 * ceil(N / 8)] 1: the router may have work (flits, or a terminal
                               # with packets queued or bound): set by arrivals and release, cleared by
-                              # the router stages once the router is idle (flit/kernel.py router_range)
-    active_words: np.ndarray  # uint64[ceil(N / 8)] the same bytes eight at a time: eight idle routers
-                              # are skipped with one test
+                              # the router once idle (flit/kernel.py router_range)
+    active_words: np.ndarray  # uint64[ceil(N / 8)] the same bytes, eight routers tested at once
     rw_vc: np.ndarray         # int32[5, 2] (first VC, VC count) of each kind (booksim router: BookSim2's
                               # *_begin_vc, *_end_vc); every row (0, V) but with --closed-loop there
 
