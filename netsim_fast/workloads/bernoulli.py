@@ -33,6 +33,8 @@ from numba.extending import intrinsic
 from netsim_fast._jit import JIT
 
 MASK64 = (1 << 64) - 1
+# no reference counting: a helper taking arrays would otherwise count references at every draw
+NO_NRT = dict(JIT, _nrt=False)
 MULT_HIGH, MULT_LOW = 2549297995355413924, 4865540595714422341  # PCG64's 128-bit multiplier
 
 
@@ -57,7 +59,7 @@ def created(rng: np.random.Generator, cycles: int, senders: np.ndarray, prob: fl
     while True:
         cyc, node = np.empty(cap, np.int64), np.empty(cap, np.int64)
         out = _draw(np.uint64(s >> 64), np.uint64(s & MASK64), np.uint64(inc >> 64), np.uint64(inc & MASK64),
-                    pending, draws, n, threshold(prob), senders.astype(np.uint8), cyc, node)
+                    pending, draws, n, threshold(prob), senders, cyc, node)
         count, high, low, left = (int(v) for v in out)
         if count <= cap:
             break
@@ -84,18 +86,15 @@ def _mul_high(typingctx, a, b):
     return types.uint64(types.uint64, types.uint64), codegen
 
 
-@njit(**JIT)
+@njit(**NO_NRT)
 def _draw(high, low, inc_high, inc_low, pending, draws, n, thr, send, cyc, node):
     """``draws`` 32-bit draws (``pending`` first, if not -1), a creation where ``x >> 8 < thr``
     and the node sends, written while there is room. Returns the creations counted, the
     state after (high, low), and the high half left over (-1 for none)."""
     mult_high, mult_low = np.uint64(MULT_HIGH), np.uint64(MULT_LOW)
     half_mask, k, pos, left = np.uint64(0xFFFFFFFF), 0, 0, pending if draws == 0 else -1
-    cap = cyc.size
     if pending >= 0 and draws > 0:
-        if (pending >> 8) < thr and send[0]:
-            cyc[0], node[0] = 0, 0
-            k = 1
+        k = _take(pending, thr, send, 0, n, cyc, node, k)
         pos = 1
     while pos < draws:
         product_low = low * mult_low  # s = s * M + inc (mod 2**128)
@@ -105,21 +104,25 @@ def _draw(high, low, inc_high, inc_low, pending, draws, n, thr, send, cyc, node)
         mixed = high ^ low
         rot = high >> np.uint64(58)
         x = (mixed >> rot) | (mixed << ((np.uint64(64) - rot) & np.uint64(63)))
-        if np.int64((x & half_mask) >> np.uint64(8)) < thr:  # the low half
-            v = pos % n
-            if send[v]:
-                if k < cap:
-                    cyc[k], node[k] = pos // n, v
-                k += 1
+        k = _take(np.int64(x & half_mask), thr, send, pos, n, cyc, node, k)  # the low half
         pos += 1
         if pos == draws:  # the high half stays in the generator's buffer
             left = np.int64(x >> np.uint64(32))
             break
-        if np.int64(x >> np.uint64(40)) < thr:  # the high half
-            v = pos % n
-            if send[v]:
-                if k < cap:
-                    cyc[k], node[k] = pos // n, v
-                k += 1
+        k = _take(np.int64(x >> np.uint64(32)), thr, send, pos, n, cyc, node, k)  # the high half
         pos += 1
     return k, high, low, left
+
+
+@njit(**dict(NO_NRT, forceinline=True))
+def _take(draw, thr, send, pos, n, cyc, node, k):
+    """The 32-bit ``draw`` at position ``pos`` (cycle ``pos // n``, node ``pos % n``): ``k`` plus
+    one if it creates a packet, which is written at ``k`` while there is room."""
+    if (draw >> 8) >= thr:
+        return k
+    v = pos % n
+    if not send[v]:
+        return k
+    if k < cyc.size:
+        cyc[k], node[k] = pos // n, v
+    return k + 1
