@@ -55,6 +55,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
+
 # name: (BookSim2 keys, netsim-fast Config fields, cycles). Offered loads in flits/node/cycle;
 # "30 % of capacity" = 0.3 x 8/k on a k x k torus (uniform-traffic bisection capacity 8/k).
 SETUPS = {
@@ -164,6 +167,7 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="run the set-ups whose name contains this")
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
+    print(describe(), flush=True)
     binary = os.environ.get("BOOKSIM")
     if not binary:
         print("BOOKSIM is not set: skipping the comparison (build it with ../shared/booksim2/build.sh)")

@@ -25,6 +25,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
+
 # name: (Config fields, cycles simulated). Loads as in issue 3; "0.3 of capacity" = 0.3 * 8/k.
 SETUPS = {
     "mesh8_dor_1flit_0.15": (dict(topology="mesh", k=8, routing="dor", vcs=2, buf=8, packet_flits=1, rate=0.15), 40_000),
@@ -74,8 +77,12 @@ if cpu is None:  # a tree from before sim_cpu_seconds (PYTHONPATH=<older checkou
     run = run_flit(cfg, topo)
     cpu = time.process_time() - start
 hops = int(run.state.cnt[fs.C_FLIT_HOPS])
+# the network's state (lanes, buffers, ports, rings), without the per-packet tables, whose size
+# follows the run's length and of which only the packets in flight are touched
+per_packet = {"pkt", "mid", "cls", "born", "kind", "cand"}
+state_mib = sum(a.nbytes for key, a in run.state._asdict().items() if key not in per_packet) / 2**20
 print(json.dumps(dict(cycles=run.cycles, flit_hops=hops, sim_seconds=run.sim_seconds, cpu_seconds=cpu,
-                      compile_seconds=run.compile_seconds,
+                      compile_seconds=run.compile_seconds, state_mib=state_mib,
                       peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
 """
 
@@ -145,6 +152,7 @@ def main() -> None:
     parser.add_argument("--against", metavar="TREE", help="instead: alternate with the engine of another checkout "
                                                           "and print the ratio of CPU time per flit-hop")
     args = parser.parse_args()
+    print(describe(), flush=True)
     wanted = args.only.split(",")
     if not any(part in name for name in SETUPS for part in wanted):
         parser.error(f"--only {args.only!r} matches no set-up; names: {', '.join(SETUPS)}")

@@ -33,6 +33,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
 
 COMMAND = [sys.executable, "-m", "netsim_fast", "run", "--topology", "torus", "--k", "16", "--cycles", "1", "--quiet"]
 
@@ -128,6 +132,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="where the compile's time goes (see above)")
     parser.add_argument("--functions", action="store_true", help="the compile's CPU time by compiled function")
     args = parser.parse_args()
+    print(describe(), flush=True)
     if args.profile:
         profile()
         return

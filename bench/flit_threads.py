@@ -37,6 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from netsim_fast.config import Config  # noqa: E402
 from netsim_fast.experiment import simulate  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
+
 
 @njit(parallel=True, cache=True)
 def _busy(n, table, out):
@@ -74,6 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--load", type=int, default=0, help="busy processes kept running during the rounds")
     ap.add_argument("--out", default="docs/figures/flit_threads.csv")
     args = ap.parse_args(argv)
+    print(describe(), flush=True)
     os.environ.setdefault("GOMP_SPINCOUNT", "20000")  # as the engine sets it (flit/parallel.py)
     busy_seconds(2, 1000)
     engine_run(args.k, 50, 1)

@@ -33,6 +33,7 @@ import argparse
 import csv
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -44,6 +45,9 @@ from netsim_fast.routing.table import build_minimal_table
 from netsim_fast.topologies.rrg import random_regular
 from netsim_fast.workloads.messages import random_messages
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -53,6 +57,7 @@ def main() -> None:
     ap.add_argument("--m4096", type=int, default=64, help="messages per node, 4096 nodes")
     ap.add_argument("--out", default="docs/figures")
     args = ap.parse_args()
+    print(describe(), flush=True)
     setups = [(256, 4, args.m256, 30e6), (4096, 4, args.m4096, 10e6)]
     policies = args.policies.split(",")
 

@@ -24,6 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from netsim_fast.workloads.bernoulli import created  # noqa: E402
 from netsim_fast.workloads.synthetic import CHUNK_CYCLES  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
+
 
 def numpy_form(rng, cycles, senders, prob):
     return np.nonzero((rng.random((cycles, senders.size), dtype=np.float32) < np.float32(prob)) & senders[None, :])
@@ -33,6 +36,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
+    print(describe(), flush=True)
     print(f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load average {os.getloadavg()[0]:.1f}, "
           f"ns per node and cycle, median of {args.repeats} chunks of {CHUNK_CYCLES} cycles")
     print("| nodes | rate (flits/node/cycle, 8-flit packets) | compiled PCG64 | numpy form | ratio |")

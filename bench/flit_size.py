@@ -1,0 +1,97 @@
+"""Where a flit-hop's time goes as the torus grows: the cost per flit-hop against the size of the
+network's state, beside the machine's memory latency at the same sizes (README, "Performance").
+
+The speed issue asks the 64x64 torus to cost at most 10 % more per flit-hop than the 16x16 at
+the same fraction of capacity. Both do the same work per router and cycle (30 % of capacity is
+``2.4 / k`` flits per node and cycle over ``k / 2`` hops on average), so a difference comes from
+where the state lives: a cycle visits every busy router's records once, and what one cycle
+touched is in a core's L2 at the next only if the state fits there. This runs 2-D tori of
+radix ``--radixes`` with 2 and 4 VCs (4 VCs × 8 flits, 8-flit packets, dor, 30 % of capacity,
+one thread, each run in a fresh process, median of ``--repeats``), prints each one's state in
+MiB (lanes, buffers, ports, event rings; not the packet table, of which only the packets in
+flight are touched) and ns per flit-hop, and then the latency of a dependent load from a random
+cache line of working sets of 1 to 64 MiB (one load per 64-byte line, in a random cycle): the
+L2's and the L3's share of this machine show as steps.
+
+    PYTHONPATH=. python bench/flit_size.py [--repeats 3] [--out docs/figures]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe  # noqa: E402
+from flit_speed import run_setup  # noqa: E402
+
+
+def chase_ns(mib: float, steps: int = 2_000_000) -> float:
+    """ns per dependent load over ``mib`` MiB, one load per 64-byte line, lines in a random cycle."""
+    import numpy as np
+    from numba import njit
+
+    @njit(cache=False)
+    def chase(nxt, steps):
+        i = 0
+        for _ in range(steps):
+            i = nxt[i]
+        return i
+
+    lines = int(mib * 2**20) // 64
+    order = np.random.default_rng(0).permutation(lines) * 8  # int64 index of each line's first word
+    nxt = np.zeros(lines * 8, np.int64)
+    nxt[order] = np.roll(order, -1)
+    chase(nxt, 1000)
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        chase(nxt, steps)
+        times.append((time.perf_counter() - start) / steps * 1e9)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--radixes", default="16,24,32,40,48,56,64")
+    ap.add_argument("--cycles", type=int, default=1500)
+    ap.add_argument("--out", default="bench/out")
+    args = ap.parse_args()
+    radixes = [int(k) for k in args.radixes.split(",")]
+    print(describe())
+    run_setup(dict(topology="torus", k=8, vcs=2, buf=8, packet_flits=8, rate=0.1), 50)  # compile once
+    rows = []
+    print("| torus | VCs | state MiB | ns per flit-hop (CPU) | relative to the 16x16 |")
+    print("| --- | --- | --- | --- | --- |")
+    for vcs in (2, 4):
+        base = None
+        for k in radixes:
+            fields = dict(topology="torus", k=k, routing="dor", vcs=vcs, buf=8, packet_flits=8, rate=0.3 * 8 / k)
+            runs = [run_setup(fields, args.cycles) for _ in range(args.repeats)]
+            ns = statistics.median(r["cpu_seconds"] / r["flit_hops"] * 1e9 for r in runs)
+            base = ns if base is None else base
+            rows.append(dict(k=k, vcs=vcs, state_mib=runs[0]["state_mib"], ns_per_flit_hop=ns, relative=ns / base,
+                             cycles=args.cycles, repeats=args.repeats))
+            print(f"| {k}x{k} | {vcs} | {runs[0]['state_mib']:.1f} | {ns:.1f} | {ns / base:.2f} |")
+    print("\n| working set MiB | ns per dependent load |\n| --- | --- |")
+    latency = []
+    for mib in (1, 2, 4, 8, 16, 24, 32, 64):
+        latency.append(dict(working_set_mib=mib, ns_per_load=chase_ns(mib)))
+        print(f"| {mib} | {latency[-1]['ns_per_load']:.1f} |")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in (("flit_size.csv", rows), ("memory_latency.csv", latency)):
+        with open(out / name, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(table[0]))
+            writer.writeheader()
+            writer.writerows(table)
+    print(f"wrote {out / 'flit_size.csv'} and {out / 'memory_latency.csv'}")
+
+
+if __name__ == "__main__":
+    main()
