@@ -19,15 +19,28 @@ Both pipelines (``StageCompiler``, ``TwinCompiler``) also run ``NoneMembers`` be
 dead-branch pruning: a branch on a member of an argument that is None (``p.uses_iq``,
 flit/features.py) is then dropped before type inference, so a kernel compiles only the parts
 of the engine its run uses.
+
+Both also lower array indexing without Python's negative-index wraparound (``UnwrappedLower``):
+kernel code indexes with lanes, routers, slots and counters, never counting from the end, and
+Numba's ``i < 0 ? i + n : i`` on every access (with ``n`` reloaded from the stack, since a
+kernel holds more arrays than registers) was about 12 % of a flit-hop's time (bench/
+flit_instructions.py counts instructions; bench/flit_speed.py --against). A negative index is
+then out of bounds: under ``NUMBA_BOUNDSCHECK=1`` an IndexError (tests/test_kernel_bounds.py).
+A negative constant (``a[-1]``) still counts from the end, and code Numba compiles for itself
+while lowering a kernel (its own implementations of numpy functions) keeps the wraparound.
 """
 
 from __future__ import annotations
 
-from numba.core import codegen, compiler, ir, typed_passes, types, untyped_passes
+import threading
+
+from llvmlite import ir as llvm_ir
+from numba.core import codegen, compiler, ir, lowering, typed_passes, types, untyped_passes
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.ir_utils import get_definition, guard
 from numba.core.caching import NullCache
 from numba.core.dispatcher import Dispatcher
+from numba.np import arrayobj
 
 
 class _NoEnvCodegen:
@@ -65,9 +78,49 @@ class StageLibrary(codegen.CPUCodeLibrary):
         self._finalized = True
 
 
+_unwrapped = threading.local()  # .modules: the IR modules of the kernels being lowered, innermost last
+_wrapped_index = arrayobj.fix_integer_index
+
+
+class UnwrappedLower(lowering.Lower):
+    """Numba's lowering of one function, whose array indices are taken as they are: while it
+    lowers, its IR module is the innermost of ``_unwrapped.modules``."""
+
+    def lower(self):
+        modules = _unwrapped.__dict__.setdefault("modules", [])
+        modules.append(self.module)
+        try:
+            super().lower()
+        finally:
+            modules.pop()
+
+
+def _fix_integer_index(context, builder, idxty, idx, size):
+    """Numba's index fix-up (negative counts from the end), except in a kernel's own code."""
+    modules = getattr(_unwrapped, "modules", None)
+    if modules and builder.module is modules[-1] and idxty.signed \
+            and not (isinstance(idx, llvm_ir.Constant) and isinstance(idx.constant, int) and idx.constant < 0):
+        return context.cast(builder, idx, idxty, types.intp)
+    return _wrapped_index(context, builder, idxty, idx, size)
+
+
+arrayobj.fix_integer_index = _fix_integer_index  # module-level: basic indexing looks it up at each use
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
-class StageLowering(typed_passes.NativeLowering):
-    """Numba's lowering into a ``StageLibrary``."""
+class TwinLowering(typed_passes.NativeLowering):
+    """Numba's lowering, without index wraparound."""
+
+    _name = "netsim_twin_lowering"
+
+    @property
+    def lowering_class(self):
+        return UnwrappedLower
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class StageLowering(TwinLowering):
+    """Numba's lowering into a ``StageLibrary``, without index wraparound."""
 
     _name = "netsim_stage_lowering"
 
@@ -143,10 +196,11 @@ class StageCompiler(compiler.CompilerBase):
 
 
 class TwinCompiler(compiler.CompilerBase):
-    """Numba's nopython pipeline with ``NoneMembers``: a stage's twin for calls from Python."""
+    """Numba's nopython pipeline with ``NoneMembers`` and ``TwinLowering``: a stage's twin for
+    calls from Python."""
 
     def define_pipelines(self):
-        return _nopython_passes(self.state, typed_passes.NativeLowering)
+        return _nopython_passes(self.state, TwinLowering)
 
 
 _add_overload = Dispatcher.add_overload

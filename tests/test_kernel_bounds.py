@@ -41,6 +41,11 @@ _BOUNDSCHECKED = textwrap.dedent("""
         raise SystemExit("canary: an out-of-range index did not raise; bounds checking is off")
     except IndexError:
         pass
+    try:  # kernels index without wraparound (_stage.UnwrappedLower): a negative index is out of range
+        canary(np.zeros(3), -1)
+        raise SystemExit("canary: a negative index counted from the end in a kernel")
+    except IndexError:
+        pass
     rng = np.random.default_rng(2024)
     for trial in range(8):
         n = int(rng.integers(6, 48))
@@ -54,6 +59,12 @@ _BOUNDSCHECKED = textwrap.dedent("""
         nf.simulate(nf.Config(engine="packet", topology="rrg", nodes=n, degree=d, pattern="random", messages=2, seed=trial))
     for dims in ("3,5", "4,4,4", "2,7"):
         nf.simulate(nf.Config(topology="torus", dims=dims, routing="duato", rate=0.5, cycles=400))
+    # the other routers and the engine's optional parts
+    for kw in (dict(topology="torus", k=4, router="iq"), dict(topology="torus", k=4, router="booksim", routing="dim_order"),
+               dict(topology="dragonfly", group_routers=4, global_links=2, concentration=2, routing="ugal-l"),
+               dict(topology="fattree", k=4, n=3), dict(topology="mesh", k=4, closed_loop=True),
+               dict(topology="torus", k=4, classes=2), dict(topology="torus", k=8, threads=2)):
+        nf.simulate(nf.Config(rate=0.3, cycles=300, **kw))
     print("bounds ok")
 """)
 
