@@ -84,6 +84,13 @@ state_mib = sum(a.nbytes for key, a in run.state._asdict().items() if key not in
 print(json.dumps(dict(cycles=run.cycles, flit_hops=hops, sim_seconds=run.sim_seconds, cpu_seconds=cpu,
                       compile_seconds=run.compile_seconds, state_mib=state_mib,
                       peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+if len(sys.argv) > 3:  # bench/flit_instructions.py: where the kernel's compiled code lies (bench/_perf.py)
+    sys.path.insert(0, sys.argv[4])
+    from pathlib import Path
+    from _perf import write_code_map
+    from netsim_fast._stage import python_twin
+    from netsim_fast.flit import kernel
+    write_code_map([python_twin(kernel.advance)], Path(sys.argv[3]))
 """
 
 
@@ -111,15 +118,21 @@ def calibration_ns(repeats: int = 5) -> float:
     return statistics.median(times)
 
 
-def run_setup(fields: dict, cycles: int, tree: str | None = None) -> dict:
-    """One run in a fresh process, of this checkout's engine or (``tree``) another's."""
-    env, cwd = None, None
+def run_setup(fields: dict, cycles: int, tree: str | None = None, prefix: list[str] = (), env: dict | None = None,
+              code_map: str | None = None) -> dict:
+    """One run in a fresh process, of this checkout's engine or (``tree``) another's; ``prefix``
+    runs it under a tool (valgrind), ``env`` sets environment variables, and ``code_map`` names a
+    folder for the map of the kernel's compiled code (bench/_perf.py), written after the run."""
+    cwd, overrides = None, {}
     if tree is not None:  # run in it (``python -c`` puts the working folder first on the path), with
         # its own Numba cache: the two trees' kernels share names
-        env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=os.path.join(tree, ".numba_cache_bench"))
+        overrides = dict(PYTHONPATH=tree, NUMBA_CACHE_DIR=os.path.join(tree, ".numba_cache_bench"))
         cwd = tree
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(fields), str(cycles)], capture_output=True,
-                         text=True, check=True, env=env, cwd=cwd)
+    env = {**os.environ, **overrides, **(env or {})}
+    command = [*prefix, sys.executable, "-c", CHILD, json.dumps(fields), str(cycles)]
+    if code_map:
+        command += [code_map, str(Path(__file__).resolve().parent)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=cwd)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
