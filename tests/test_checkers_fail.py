@@ -153,3 +153,17 @@ def test_idle_routers_are_unmarked_and_busy_ones_marked():
     assert advance(state, params, topo.arrays, 2000) == fs.ERR_OK
     assert state.cnt[fs.C_DONE] == 1
     assert not state.active.any()
+
+
+@pytest.mark.parametrize("router", ["lanes", "iq"])
+@pytest.mark.parametrize("field", ["waiting", "unrouted"])
+def test_a_wrong_count_of_waiting_headers_is_caught_and_named(router, field):
+    """Routing and VC allocation stop scanning a router's lanes after ``node.waiting`` (and
+    ``node.unrouted``) of them, so a count below the lanes' would leave a header unserved:
+    the debug checks compare the counts with the lanes every cycle."""
+    cfg, topo, params, state = _running_state(router)
+    node = int(np.argmax(state.node["waiting"][: params.n_nodes]))
+    state.node[field][node] += 1
+    err = advance(state, params, topo.arrays, 80)
+    assert err == fs.ERR_COUNT
+    assert f"router {node} counts waiting or unrouted headers" in describe_error(err, state, params, topo)

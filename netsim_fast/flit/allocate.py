@@ -145,12 +145,18 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn
     nodes[node].va_wake = 0
     start = nodes[node].rr_va if p.vc_alloc == VC_ALLOC_RR else 0
     n = 0
+    unseen = nodes[node].waiting  # lanes whose header waits, routed or not: the scan ends after the last
     for j in range(per_node):
+        if unseen == 0:
+            break
         li = start + j
         if li >= per_node:
             li -= per_node
         lane = base + li
-        if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done == NONE:
+        if inl[lane].out != NONE or inl[lane].len == 0:
+            continue
+        unseen -= 1
+        if inl[lane].route_done == NONE:
             continue
         if inl[lane].route_done > t:
             nodes[node].va_wake = 1  # eligible in a later cycle: look again then

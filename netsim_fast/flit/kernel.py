@@ -37,8 +37,8 @@ from netsim_fast.flit.route import route_headers
 from netsim_fast.flit.source import inject_node, release
 from netsim_fast.flit.state import (
     C_CYCLE, C_DELIVERED, C_DONE, C_DROPPED, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_FLITS_IN, C_FLITS_OUT,
-    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_CREDIT, ERR_DEADLOCK, ERR_IDLE, ERR_OK, ERR_OVERFLOW,
-    NONE, ROUTER_LANES, STOP_ALL, STOP_WINDOW,
+    C_MAX_WAIT, C_QUEUED, C_WIN_OPEN, ERR_CONSERVATION, ERR_COUNT, ERR_CREDIT, ERR_DEADLOCK, ERR_IDLE, ERR_OK,
+    ERR_OVERFLOW, NONE, ROUTER_LANES, STOP_ALL, STOP_WINDOW,
 )
 from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch_node
 
@@ -122,7 +122,28 @@ def _check_invariants(s, p, topo, t):
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
-    return _check_active(s, p, t)
+    err = _check_active(s, p, t)
+    return err if err != ERR_OK else _check_waiting(s, p, t)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _check_waiting(s, p, t):
+    """Every router's ``waiting`` and ``unrouted`` counts are its lanes': routing and VC
+    allocation stop scanning a router's lanes once they have seen that many."""
+    inl, nodes = s.inl, s.node
+    per_router = p.n_ports * p.n_vcs
+    for node in range(p.n_nodes):
+        waiting = unrouted = 0
+        for lane in range(node * per_router, node * per_router + per_router):
+            if inl[lane].out == NONE and inl[lane].len > 0:
+                waiting += 1
+                if inl[lane].route_done == NONE:
+                    unrouted += 1
+        if waiting != nodes[node].waiting or unrouted != nodes[node].unrouted:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = node * per_router  # its first lane names the router
+            return ERR_COUNT
+    return ERR_OK
 
 
 @njit(**KERNEL_STAGE_JIT)

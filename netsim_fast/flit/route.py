@@ -126,3 +126,5 @@ def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, kind, route_free, 
             nodes[node].rr_route = li
             nodes[node].unrouted -= 1
             nodes[node].va_wake = 1
+            if nodes[node].unrouted == 0:  # no other lane holds an unrouted header: stop scanning
+                break

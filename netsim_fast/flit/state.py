@@ -14,8 +14,7 @@ line (``netsim_fast._arrays``), so that a 64-byte lane record is one line, not t
 
 A flit in a buffer is one int64: ``packet << 32 | code`` with ``code = seq << 1 | is_tail``.
 
-Record arrays are ``np.recarray`` views, so the kernels' ``lanes[i].len`` attribute syntax also
-works in plain Python under ``NUMBA_DISABLE_JIT=1`` (the ``nojit`` tests, debuggers).
+Record arrays are ``np.recarray`` views: the kernels' ``lanes[i].len`` also runs under ``NUMBA_DISABLE_JIT=1``.
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ ERR_ORDER = 5
 ERR_NO_ROUTE = 6
 ERR_IDLE = 8         # debug checks: a router with flits or packets to inject is not marked active
 ERR_CAPACITY = 7     # closed loop: no free packet record for a request or reply (flit/closed_loop.py)
+ERR_COUNT = 9        # debug checks: a router's count of waiting or unrouted headers is not its lanes'
 
 # indices into FlitState.cnt
 C_CYCLE = 0          # next cycle to simulate
