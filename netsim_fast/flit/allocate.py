@@ -5,8 +5,10 @@ lanes/VCs.
 packet first (``--vc-alloc age``, by ``inl.age``) or round-robin (``node.rr_va``), sorted in
 the scratch ``s.va_lane``; with several traffic classes the higher-priority headers first, each
 priority in that order; it retries a header only when one of its candidate ports
-(``inl.cand``) changed since its last attempt (``node.dirty``, set by the stages that free an
-output lane, VC or credit) or when it is new (``node.va_wake``). ``choose_output`` picks the
+(``inl.cand``) may have gained a free VC since its last attempt (``node.dirty``, set where
+an unowned VC changes in a way that can make it free: its release, its output lane no longer
+full, a credit under vct or for an atomic VC; an owned VC's changes wait for its release) or
+when it is new (``node.va_wake``). ``choose_output`` picks the
 free output lane/VC (``s.outl``: owner, fill, credits) among the routing function's rows; on
 success the input lane is connected (flit/flits.py ``connect``) and usable from the next cycle
 (``inl.ready``). A header without any candidate row is an ``ERR_NO_ROUTE``.

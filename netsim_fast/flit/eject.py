@@ -164,7 +164,7 @@ def take_flit(outl, ol_buf, ports, nodes, cls, class_pri, p, t, node, term, link
     out = base + served
     pos = outl[out].head
     outl[out].head = 0 if pos + 1 == depth else pos + 1
-    if outl[out].len == depth:  # no longer full: it may be free for a waiting header
+    if outl[out].len == depth and outl[out].owner == NONE:  # no longer full: it may be free for a waiting header
         nodes[node].dirty |= port_bit(link - node * p.n_ports)
     outl[out].len -= 1
     outl[out].last = t

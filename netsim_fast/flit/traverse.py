@@ -53,8 +53,10 @@ def arrive_range(inl, in_buf, nodes, outl, active, p, t, first, last, flits, n_f
         out = credits[i]
         if out >= first and out < last:
             outl[out].credits += 1
-            # credits decide whether a VC is free only under vct or for an atomic VC (all drained)
-            if p.vct or ((p.atomic_mask >> outl[out].vc) & 1 and outl[out].credits == p.buf):
+            # credits decide whether a VC is free only under vct or for an atomic VC (all drained),
+            # and only for an unowned one (an owned VC waits for its release)
+            if outl[out].owner == NONE and (p.vct or ((p.atomic_mask >> outl[out].vc) & 1
+                                                      and outl[out].credits == p.buf)):
                 nodes[outl[out].node].dirty |= port_bit(outl[out].port)
 
 
@@ -80,7 +82,10 @@ def link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit
             if lane.credits > 0 and lane.len > 0 and (p.t_crossbar == 1 or ol_buf[out, lane.head].ready <= t):
                 pos = lane.head
                 lane.head = 0 if pos + 1 == depth else pos + 1
-                if lane.len == depth or lane.len == 1:  # no longer full, or empty (atomic VCs)
+                # no longer full: an unowned VC may take a header again (an owned one waits for its
+                # release). Emptying it never frees it here: an atomic VC also needs every credit
+                # back, and this send just took one
+                if lane.len == depth and lane.owner == NONE:
                     nodes[node].dirty |= port_bit(link - node * n_ports)
                 lane.len -= 1
                 lane.last = t
