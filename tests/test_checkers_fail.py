@@ -156,14 +156,21 @@ def test_idle_routers_are_unmarked_and_busy_ones_marked():
 
 
 @pytest.mark.parametrize("router", ["lanes", "iq"])
-@pytest.mark.parametrize("field", ["waiting", "unrouted"])
-def test_a_wrong_count_of_waiting_headers_is_caught_and_named(router, field):
+@pytest.mark.parametrize("field", ["waiting", "unrouted", "held_vcs"])
+def test_a_router_count_its_lanes_contradict_is_caught_and_named(router, field):
     """Routing and VC allocation stop scanning a router's lanes after ``node.waiting`` (and
-    ``node.unrouted``) of them, so a count below the lanes' would leave a header unserved:
-    the debug checks compare the counts with the lanes every cycle."""
+    ``node.unrouted``) of them, and the link stage visits only the output lanes a port's
+    ``held_vcs`` marks, so a count below the lanes' would leave a header or a flit unserved:
+    the debug checks compare them with the lanes every cycle."""
     cfg, topo, params, state = _running_state(router)
     node = int(np.argmax(state.node["waiting"][: params.n_nodes]))
-    state.node[field][node] += 1
+    if field == "held_vcs":
+        if router == "iq":
+            pytest.skip("the iq router has no output lanes")
+        link = node * params.n_ports + int(np.argmin(state.port["held_vcs"][node * params.n_ports:][:params.n_ports]))
+        state.port["held_vcs"][link] ^= 1 << (params.n_vcs - 1)  # a lane's mark flipped
+    else:
+        state.node[field][node] += 1
     err = advance(state, params, topo.arrays, 80)
     assert err == fs.ERR_COUNT
-    assert f"router {node} counts waiting or unrouted headers" in describe_error(err, state, params, topo)
+    assert f"router {node}'s bookkeeping disagrees with its lanes" in describe_error(err, state, params, topo)

@@ -23,7 +23,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT, KERNEL_STAGE_JIT
 from netsim_fast.flit.closed_loop import tail_delivered
-from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit, top_ready_lane
+from netsim_fast.flit.flits import CODE_MASK, flit_packet, is_tail, port_bit, top_ready_lane, vc_bit
 from netsim_fast.flit.state import (
     C_DELIVERED, C_ERR_CYCLE, C_ERR_PKT, C_FLITS_OUT, C_GLOBAL_PHASE, C_LAST_DELIVERY, C_WIN_FLITS_OUT,
     C_WIN_OPEN, ERR_OK, ERR_ORDER, NONE, SYNC_NONE,
@@ -167,6 +167,8 @@ def take_flit(outl, ol_buf, ports, nodes, cls, class_pri, p, t, node, term, link
     if outl[out].len == depth and outl[out].owner == NONE:  # no longer full: it may be free for a waiting header
         nodes[node].dirty |= port_bit(link - node * p.n_ports)
     outl[out].len -= 1
+    if outl[out].len == 0:
+        ports[link].held_vcs &= ~vc_bit(served)
     outl[out].last = t
     ports[link].queued -= 1
     nodes[node].flits -= 1

@@ -80,6 +80,13 @@ def port_bit(port):
 
 
 @njit(**KERNEL_JIT)
+def vc_bit(vc):
+    """Bit of a VC in a port's ``held_vcs`` mask (VCs 63 and above share bit 63: the link stage
+    reads the mask only with fewer than 64 VCs)."""
+    return np.int64(1) << min(vc, 63)
+
+
+@njit(**KERNEL_JIT)
 def push_input(inl, in_buf, nodes, lane, flit, t):
     """Append a flit to an input lane; a head reaching the front of an idle lane waits for routing."""
     n = inl[lane].len

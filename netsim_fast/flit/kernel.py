@@ -123,23 +123,29 @@ def _check_invariants(s, p, topo, t):
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
     err = _check_active(s, p, t)
-    return err if err != ERR_OK else _check_waiting(s, p, t)
+    return err if err != ERR_OK else _check_counts(s, p, t)
 
 
 @njit(**KERNEL_STAGE_JIT)
-def _check_waiting(s, p, t):
-    """Every router's ``waiting`` and ``unrouted`` counts are its lanes': routing and VC
-    allocation stop scanning a router's lanes once they have seen that many."""
-    inl, nodes = s.inl, s.node
+def _check_counts(s, p, t):
+    """Every router's ``waiting`` and ``unrouted`` counts are its lanes' (routing and VC
+    allocation stop scanning a router's lanes once they have seen that many), and (lanes, fewer
+    than 64 VCs) each port's ``held_vcs`` marks exactly its output lanes holding flits (the
+    link stage visits only those)."""
+    inl, outl, nodes, ports = s.inl, s.outl, s.node, s.port
     per_router = p.n_ports * p.n_vcs
+    check_held = p.router == ROUTER_LANES and p.n_vcs < 64
     for node in range(p.n_nodes):
         waiting = unrouted = 0
+        held_ok = True
         for lane in range(node * per_router, node * per_router + per_router):
             if inl[lane].out == NONE and inl[lane].len > 0:
                 waiting += 1
                 if inl[lane].route_done == NONE:
                     unrouted += 1
-        if waiting != nodes[node].waiting or unrouted != nodes[node].unrouted:
+            if check_held and ((ports[outl[lane].link].held_vcs >> outl[lane].vc) & 1) != (outl[lane].len > 0):
+                held_ok = False
+        if waiting != nodes[node].waiting or unrouted != nodes[node].unrouted or not held_ok:
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = node * per_router  # its first lane names the router
             return ERR_COUNT

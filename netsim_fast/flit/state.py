@@ -57,7 +57,7 @@ ERR_ORDER = 5
 ERR_NO_ROUTE = 6
 ERR_IDLE = 8         # debug checks: a router with flits or packets to inject is not marked active
 ERR_CAPACITY = 7     # closed loop: no free packet record for a request or reply (flit/closed_loop.py)
-ERR_COUNT = 9        # debug checks: a router's count of waiting or unrouted headers is not its lanes'
+ERR_COUNT = 9        # debug checks: a router's counts (waiting, unrouted headers; held_vcs) are not its lanes'
 
 # indices into FlitState.cnt
 C_CYCLE = 0          # next cycle to simulate
@@ -132,6 +132,7 @@ PORT = np.dtype([
     ("rr_link", i4),     # link arbiter pointer (lanes)
     ("rr_sa_in", i4),    # switch input arbiter pointer (iq)
     ("rr_sa_out", i4),   # switch output arbiter pointer (iq)
+    ("held_vcs", i8),    # bit mask of the port's output lanes holding flits (lanes; flits.vc_bit)
 ], align=True)
 
 NODE = np.dtype([
@@ -279,8 +280,7 @@ class FlitState(NamedTuple):
     cls: np.ndarray           # int32[cap] traffic class of each packet, beside PACKET; empty for one class
     class_pri: np.ndarray     # int64[K] priority of each class (higher first; --class-priority)
     class_level: np.ndarray   # int32[K] its rank among the distinct priorities (0: highest)
-    cls_out: np.ndarray       # int64[K] flits delivered of each class (several classes; BookSim2's
-                              # per-class accepted rate, flit/sampling.py)
+    cls_out: np.ndarray       # int64[K] flits delivered of each class (BookSim2's per-class accepted rate)
     q_last: np.ndarray        # int32[T, K] last packet of each priority level in each source queue
                               # (NONE: none), where a newly released packet is linked in (flit/source.py);
                               # closed loop: two levels, replies then requests

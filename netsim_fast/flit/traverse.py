@@ -19,12 +19,14 @@ run at one router and are inlined into ``router_stages`` (flit/kernel.py).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import (
     flit_packet, flit_priority, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
-    schedule_credit, schedule_flit, top_ready_lane,
+    schedule_credit, schedule_flit, top_ready_lane, vc_bit,
 )
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 
@@ -74,38 +76,64 @@ def link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit
             vc = top_ready_lane(outl, ol_buf, cls, class_pri, link * v, vc, v, t, True)
             if vc == NONE:
                 continue
-        for _j in range(v):
-            out = link * v + vc
-            lane = outl[out]
+        vc = _link_choice(outl, ol_buf, ports[link].held_vcs, link * v, vc, v, p.t_crossbar, t)
+        if vc == NONE:
+            continue
+        out = link * v + vc
+        lane = outl[out]
+        pos = lane.head
+        lane.head = 0 if pos + 1 == depth else pos + 1
+        # no longer full: an unowned VC may take a header again (an owned one waits for its
+        # release). Emptying it never frees it here: an atomic VC also needs every credit back,
+        # and this send just took one
+        if lane.len == depth and lane.owner == NONE:
+            nodes[node].dirty |= port_bit(link - node * n_ports)
+        lane.len -= 1
+        if lane.len == 0:
+            ports[link].held_vcs &= ~vc_bit(vc)
+        lane.last = t
+        lane.credits -= 1
+        flit = ol_buf[out, pos].flit
+        slot = arrival_slot if p.wire_max == 0 else later_slot(arrival_slot, lane.wire, p.ring)
+        schedule_flit(ev_flit, ev_flit_n, lane.down, flit, slot)
+        ports[link].queued -= 1
+        ports[link].link_free = t + p.t_link
+        ports[link].link_flits += 1
+        ports[link].rr_link = 0 if vc + 1 == v else vc + 1
+        ts_link[w] += 1
+        cnt[C_FLIT_HOPS] += 1
+        nodes[node].flits -= 1
+        if is_head(flit):
+            pkts[flit_packet(flit)].hops += 1
+
+
+@njit(**KERNEL_INLINE)
+def _link_choice(outl, ol_buf, held, base, vc, v, t_crossbar, t):
+    """The VC whose output lane (``base + VC``) the link serves: the first from ``vc`` on,
+    round-robin, whose front flit is ready and holds a credit; NONE if none. With fewer than 64
+    VCs the scan visits only the lanes holding flits (the port's ``held_vcs``, rotated so that
+    bit ``j`` is VC ``vc + j``), in the same order as a scan of every lane."""
+    if v < 64:
+        mask = ((held >> vc) | (held << (v - vc))) & ((np.int64(1) << v) - 1)
+        while mask != 0:
+            cand = vc + trailing_zeros(mask)
+            if cand >= v:
+                cand -= v
+            mask &= mask - 1
+            lane = outl[base + cand]
             # with T_crossbar = 1 every flit already in an output lane is ready (it crossed in an
             # earlier cycle): skip loading its ready time
-            if lane.credits > 0 and lane.len > 0 and (p.t_crossbar == 1 or ol_buf[out, lane.head].ready <= t):
-                pos = lane.head
-                lane.head = 0 if pos + 1 == depth else pos + 1
-                # no longer full: an unowned VC may take a header again (an owned one waits for its
-                # release). Emptying it never frees it here: an atomic VC also needs every credit
-                # back, and this send just took one
-                if lane.len == depth and lane.owner == NONE:
-                    nodes[node].dirty |= port_bit(link - node * n_ports)
-                lane.len -= 1
-                lane.last = t
-                lane.credits -= 1
-                flit = ol_buf[out, pos].flit
-                slot = arrival_slot if p.wire_max == 0 else later_slot(arrival_slot, lane.wire, p.ring)
-                schedule_flit(ev_flit, ev_flit_n, lane.down, flit, slot)
-                ports[link].queued -= 1
-                ports[link].link_free = t + p.t_link
-                ports[link].link_flits += 1
-                ports[link].rr_link = 0 if vc + 1 == v else vc + 1
-                ts_link[w] += 1
-                cnt[C_FLIT_HOPS] += 1
-                nodes[node].flits -= 1
-                if is_head(flit):
-                    pkts[flit_packet(flit)].hops += 1
-                break
-            vc += 1
-            if vc == v:
-                vc = 0
+            if lane.credits > 0 and lane.len > 0 and (t_crossbar == 1 or ol_buf[base + cand, lane.head].ready <= t):
+                return cand
+        return NONE
+    for _j in range(v):
+        lane = outl[base + vc]
+        if lane.credits > 0 and lane.len > 0 and (t_crossbar == 1 or ol_buf[base + vc, lane.head].ready <= t):
+            return vc
+        vc += 1
+        if vc == v:
+            vc = 0
+    return NONE
 
 
 @njit(**KERNEL_INLINE)
@@ -129,6 +157,7 @@ def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit,
         ol_buf[out, pos].ready = t + p.t_crossbar
         if outl[out].len == 0:
             outl[out].last = t
+            ports[outl[out].link].held_vcs |= vc_bit(outl[out].vc)
         outl[out].len += 1
         ports[outl[out].link].queued += 1
         inl[lane].ready = t + p.t_crossbar
