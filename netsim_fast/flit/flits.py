@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.state import NONE
@@ -79,11 +81,22 @@ def port_bit(port):
     return np.int64(1) << min(port, 63)
 
 
+def lowest_set_bit(mask):
+    """Index of the lowest set bit of a non-zero ``mask`` (its trailing zeros). This plain form
+    runs under ``NUMBA_DISABLE_JIT=1``; compiled code takes the overload below, one instruction."""
+    mask = int(mask)
+    return (mask & -mask).bit_length() - 1
+
+
+@overload(lowest_set_bit, jit_options=dict(_nrt=False))
+def _lowest_set_bit_compiled(mask):
+    return lambda mask: trailing_zeros(mask)
+
+
 @njit(**KERNEL_JIT)
 def vc_bit(vc):
-    """Bit of a VC in a port's ``held_vcs`` mask (VCs 63 and above share bit 63: the link stage
-    reads the mask only with fewer than 64 VCs)."""
-    return np.int64(1) << min(vc, 63)
+    """Bit of a VC in a port's ``held_vcs`` mask (at most 32 VCs: config MAX_VCS)."""
+    return np.int64(1) << vc
 
 
 @njit(**KERNEL_JIT)

@@ -129,12 +129,12 @@ def _check_invariants(s, p, topo, t):
 @njit(**KERNEL_STAGE_JIT)
 def _check_counts(s, p, t):
     """Every router's ``waiting`` and ``unrouted`` counts are its lanes' (routing and VC
-    allocation stop scanning a router's lanes once they have seen that many), and (lanes, fewer
-    than 64 VCs) each port's ``held_vcs`` marks exactly its output lanes holding flits (the
-    link stage visits only those)."""
+    allocation stop scanning a router's lanes once they have seen that many), and (lanes) each
+    port's ``held_vcs`` marks exactly its output lanes holding flits (the link stage visits
+    only those)."""
     inl, outl, nodes, ports = s.inl, s.outl, s.node, s.port
     per_router = p.n_ports * p.n_vcs
-    check_held = p.router == ROUTER_LANES and p.n_vcs < 64
+    check_held = p.router == ROUTER_LANES
     for node in range(p.n_nodes):
         waiting = unrouted = 0
         held_ok = True

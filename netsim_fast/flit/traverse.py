@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import (
-    flit_packet, flit_priority, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
-    schedule_credit, schedule_flit, top_ready_lane, vc_bit,
+    flit_packet, flit_priority, is_head, is_tail, later_slot, lowest_set_bit, pop_input, port_bit, push_input,
+    release_connection, schedule_credit, schedule_flit, top_ready_lane, vc_bit,
 )
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 
@@ -110,29 +109,20 @@ def link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit
 @njit(**KERNEL_INLINE)
 def _link_choice(outl, ol_buf, held, base, vc, v, t_crossbar, t):
     """The VC whose output lane (``base + VC``) the link serves: the first from ``vc`` on,
-    round-robin, whose front flit is ready and holds a credit; NONE if none. With fewer than 64
-    VCs the scan visits only the lanes holding flits (the port's ``held_vcs``, rotated so that
-    bit ``j`` is VC ``vc + j``), in the same order as a scan of every lane."""
-    if v < 64:
-        mask = ((held >> vc) | (held << (v - vc))) & ((np.int64(1) << v) - 1)
-        while mask != 0:
-            cand = vc + trailing_zeros(mask)
-            if cand >= v:
-                cand -= v
-            mask &= mask - 1
-            lane = outl[base + cand]
-            # with T_crossbar = 1 every flit already in an output lane is ready (it crossed in an
-            # earlier cycle): skip loading its ready time
-            if lane.credits > 0 and lane.len > 0 and (t_crossbar == 1 or ol_buf[base + cand, lane.head].ready <= t):
-                return cand
-        return NONE
-    for _j in range(v):
-        lane = outl[base + vc]
-        if lane.credits > 0 and lane.len > 0 and (t_crossbar == 1 or ol_buf[base + vc, lane.head].ready <= t):
-            return vc
-        vc += 1
-        if vc == v:
-            vc = 0
+    round-robin, whose front flit is ready and holds a credit; NONE if none. The scan visits
+    only the lanes holding flits (the port's ``held_vcs``, rotated so that bit ``j`` is VC
+    ``vc + j``; at most 32 VCs, config MAX_VCS), in the same order as a scan of every lane."""
+    mask = ((held >> vc) | (held << (v - vc))) & ((np.int64(1) << v) - 1)
+    while mask != 0:
+        cand = vc + lowest_set_bit(mask)
+        if cand >= v:
+            cand -= v
+        mask &= mask - 1
+        lane = outl[base + cand]
+        # with T_crossbar = 1 every flit already in an output lane is ready (it crossed in an
+        # earlier cycle): skip loading its ready time
+        if lane.credits > 0 and lane.len > 0 and (t_crossbar == 1 or ol_buf[base + cand, lane.head].ready <= t):
+            return cand
     return NONE
 
 
