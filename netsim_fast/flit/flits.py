@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import overload
 
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.state import NONE
@@ -79,18 +77,6 @@ def top_ready_lane(outl, ol_buf, cls, class_pri, base, vc, v, t, need_credit):
 def port_bit(port):
     """Bit of a port in the candidate and dirty masks (ports 63 and above share bit 63)."""
     return np.int64(1) << min(port, 63)
-
-
-def lowest_set_bit(mask):
-    """Index of the lowest set bit of a non-zero ``mask`` (its trailing zeros). This plain form
-    runs under ``NUMBA_DISABLE_JIT=1``; compiled code takes the overload below, one instruction."""
-    mask = int(mask)
-    return (mask & -mask).bit_length() - 1
-
-
-@overload(lowest_set_bit, jit_options=dict(_nrt=False))
-def _lowest_set_bit_compiled(mask):
-    return lambda mask: trailing_zeros(mask)
 
 
 @njit(**KERNEL_JIT)

@@ -22,10 +22,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from netsim_fast._bits import lowest_set_bit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.flits import (
-    flit_packet, flit_priority, is_head, is_tail, later_slot, lowest_set_bit, pop_input, port_bit, push_input,
-    release_connection, schedule_credit, schedule_flit, top_ready_lane, vc_bit,
+    flit_packet, flit_priority, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
+    schedule_credit, schedule_flit, top_ready_lane, vc_bit,
 )
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 

@@ -62,10 +62,9 @@ SRPF, LRPF and FIFO of sections III.A-C.
 from __future__ import annotations
 
 import numpy as np
-from numba import config as numba_config
 from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from netsim_fast._bits import highest_set_bit, lowest_set_bit
 from netsim_fast._jit import JIT
 from netsim_fast.packet.prefetch import prefetch
 from netsim_fast.packet.pool import (
@@ -87,26 +86,6 @@ _TIE_BITS = 31
 _U1 = np.uint64(1)
 _U33 = np.uint64(64 - _TIE_BITS)
 _LINE = 16  # ring entries (int32) per 64-byte cache line
-
-
-if numba_config.DISABLE_JIT:  # the intrinsics below exist only in compiled code
-    def _ctz(x):
-        """Index of the lowest set bit of a non-zero uint64."""
-        return (int(x) & -int(x)).bit_length() - 1
-
-    def _msb(x):
-        """Index of the highest set bit of a positive int64."""
-        return int(x).bit_length() - 1
-else:
-    @njit(**JIT)
-    def _ctz(x):
-        """Index of the lowest set bit of a non-zero uint64 (one ``tzcnt``)."""
-        return np.int64(trailing_zeros(x))
-
-    @njit(**JIT)
-    def _msb(x):
-        """Index of the highest set bit of a positive int64 (one ``lzcnt``, no branches)."""
-        return np.int64(63 - leading_zeros(np.uint64(x)))
 
 
 @njit(**JIT)
@@ -326,11 +305,11 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
         for i2 in range(act_l2.shape[0]):
             x2 = act_l2[i2]
             while x2 != 0:
-                w = i2 * 64 + _ctz(x2)
+                w = i2 * 64 + lowest_set_bit(x2)
                 x2 &= x2 - _U1
                 x1 = act_l1[w]
                 while x1 != 0:
-                    first = w * 64 + _ctz(x1)
+                    first = w * 64 + lowest_set_bit(x1)
                     x1 &= x1 - _U1
                     node = NONE
                     n_try = 1
@@ -355,9 +334,9 @@ def _cycles(st, n_cycles, policy, multi, one_port, capacity):
                         g = link * n_classes if multi else link
                         k = 0
                         if policy == POLICY_SRPF:
-                            g += _ctz(np.uint64(lq[link, LQ_CLASSES]))
+                            g += lowest_set_bit(np.uint64(lq[link, LQ_CLASSES]))
                         elif policy == POLICY_LRPF:
-                            g += _msb(lq[link, LQ_CLASSES])
+                            g += highest_set_bit(lq[link, LQ_CLASSES])
                         elif policy == POLICY_RANDOM:
                             k = draw_keyed_below(select_key, link, cycle, bag[g, BG_LEN])
                         off = bag[g, BG_OFF]
