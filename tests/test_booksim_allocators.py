@@ -30,7 +30,9 @@ def _tuple(sc):
     return BkState(**{f: getattr(sc, f, np.zeros(1, np.int32)) for f in BkState._fields})
 
 
-def fill(sc, req):
+def fill(sc, req, rng=None):
+    """The request lists of ``req``; returns the inputs and the outputs with requests (as the
+    router lists them for the allocator), shuffled when given ``rng``: the order must not matter."""
     n_in, n_out = len(req), len(req[0])
     sc.in_n[:] = 0
     sc.out_n[:] = 0
@@ -44,6 +46,12 @@ def fill(sc, req):
             if req[i][o]:
                 sc.out_req[o, sc.out_n[o]], sc.out_pri[o, sc.out_n[o]] = i, req[i][o][1]
                 sc.out_n[o] += 1
+    ins, outs = np.flatnonzero(sc.in_n).astype(np.int32), np.flatnonzero(sc.out_n).astype(np.int32)
+    if rng is not None:
+        rng.shuffle(ins)
+        rng.shuffle(outs)
+    sc.match[:] = -1  # only the requesting inputs' entries are written
+    return ins, len(ins), outs, len(outs)
 
 
 def random_requests(rng, n_in, n_out, density, priorities):
@@ -78,8 +86,8 @@ def test_allocator_matches_reference(name, arb):
     st = ref.new_state(n, n, arb)
     for _ in range(200):
         req = random_requests(rng, n, n, rng.choice([0.05, 0.3, 0.7]), [0, 0, 1, -(1 << 31)])
-        fill(sc, req)
-        allocate(KINDS[name], 1, ARBITERS[arb], n, n, b, gptr, aptr, scal, mat_in, mat_out, 0)
+        lists = fill(sc, req, rng)
+        allocate(KINDS[name], 1, ARBITERS[arb], n, n, *lists, b, gptr, aptr, scal, mat_in, mat_out, 0)
         assert b.match[:n].tolist() == CASES[name](req, st)
 
 
@@ -94,8 +102,8 @@ def test_max_size_finds_a_maximum_matching():
     scal = np.zeros(1, np.int64)
     for _ in range(200):
         req = random_requests(rng, n, n, 0.3, [0])
-        fill(sc, req)
-        allocate(KINDS["max_size"], 1, 0, n, n, b, z, z, scal, np.zeros((0, 1, 1), np.int8),
+        lists = fill(sc, req)
+        allocate(KINDS["max_size"], 1, 0, n, n, *lists, b, z, z, scal, np.zeros((0, 1, 1), np.int8),
                  np.zeros((0, 1, 1), np.int8), 0)
         got = [o for o in b.match[:n].tolist() if o >= 0]
         assert len(got) == len(set(got)) == ref.max_size_count(req)
@@ -112,8 +120,8 @@ def test_pim_matches_only_requests_and_is_maximal_after_enough_iterations():
     z = np.zeros((1, n), np.int32)
     for _ in range(100):
         req = random_requests(rng, n, n, 0.4, [0])
-        fill(sc, req)
-        allocate(KINDS["pim"], 2 * n, 0, n, n, b, z, z, np.zeros(1, np.int64), np.zeros((0, 1, 1), np.int8),
+        lists = fill(sc, req)
+        allocate(KINDS["pim"], 2 * n, 0, n, n, *lists, b, z, z, np.zeros(1, np.int64), np.zeros((0, 1, 1), np.int8),
                  np.zeros((0, 1, 1), np.int8), 0)
         match = b.match[:n].tolist()
         taken = {o for o in match if o >= 0}

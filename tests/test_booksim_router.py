@@ -200,7 +200,12 @@ def test_islip_matches_reference_over_many_cycles():
                     out_req[o, out_n[o]] = i
                     out_n[o] += 1
         grant, out_match, match = scratch
-        islip(in_req, in_n, out_req, out_n, n_in, n_out, gptr, aptr, grant, out_match, match, 1)
+        match[:] = -1  # islip writes the requesting inputs' entries only
+        ins, outs = np.flatnonzero(in_n).astype(np.int32), np.flatnonzero(out_n).astype(np.int32)
+        rng.shuffle(ins)  # in any order
+        rng.shuffle(outs)
+        islip(in_req, in_n, out_req, out_n, ins, len(ins), outs, len(outs), n_in, n_out, gptr, aptr, grant, out_match,
+              match, 1)
         assert match.tolist() == islip_ref(req.tolist(), gref, aref)
         assert gptr.tolist() == gref and aptr.tolist() == aref
 

@@ -8,8 +8,8 @@
   their credit still queued at the downstream input port or on the credit channel. The same
   for the ejection port (its terminal returns a credit per flit) and the terminal's view of
   the injection VCs;
-- no input VC holds more than ``--buf`` flits, and the packed copy of each VC's stage queue
-  (``b.lq``, what a router scans) is its queue.
+- no input VC holds more than ``--buf`` flits, and each VC's bit in ``b.qmask`` (the VCs a
+  router visits, queues.py) is set exactly when it waits in a stage queue.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_STAGE_JIT
+from netsim_fast.flit.booksim.state import Q_NONE
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLITS_IN, C_FLITS_OUT, ERR_CONSERVATION, ERR_CREDIT, \
     ERR_OK, ERR_OVERFLOW
 
@@ -36,7 +37,7 @@ def check_invariants(s, b, p, bp, t, held, scratch):
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = lane
             return ERR_OVERFLOW
-        if b.lq[lane] != b.ivc[lane].queue:
+        if ((b.qmask[lane >> 5] >> (lane & 31)) & 1) != (b.ivc[lane].queue != Q_NONE):
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = lane
             return ERR_CONSERVATION

@@ -18,9 +18,10 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
+from netsim_fast.flit.booksim.queues import set_queue, waiting_vcs
 from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
-    INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING,
+    INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING,
     VC_VA,
 )
 from netsim_fast.flit.booksim.switch import hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri
@@ -58,7 +59,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
                 take_lookahead(s, b, p, bp, topo, lane, ph)
             else:
                 ivc[lane].state = VC_ROUTING
-                ivc[lane].queue = b.lq[lane] = Q_ROUTE
+                set_queue(b, lane, Q_ROUTE)
                 ivc[lane].stamp = NONE
         elif ivc[lane].state == VC_ACTIVE and n == 0:
             ivc[lane].sa_grant = 0
@@ -66,7 +67,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
             if ivc[lane].queue == Q_HOLD:
                 ivc[lane].stamp = NONE  # its connection is still held
             else:
-                ivc[lane].queue = b.lq[lane] = Q_SA
+                set_queue(b, lane, Q_SA)
     b.ev_flit_n[slot] = 0
     for i in range(b.ev_cred_n[slot]):
         o = b.ev_cred[slot, i]
@@ -101,10 +102,8 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
                     ivc[lane].va_grant = NONE
         return ERR_OK
     due = t + bp.va_delay - 1
-    any_req = False
-    for k in range(pv):
-        in_n[k] = 0
-        out_n[k] = 0
+    ins, outs = b.req_in, b.req_out
+    n_ins, n_outs = 0, 0  # requesting VCs (ascending, as act) and requested ones
     for j in range(n_act):
         k = b.act[j]
         lane = base + k
@@ -125,21 +124,30 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
                 w += 1
             if ovc[base + o].owner != NONE or (bp.busy_full and ovc[base + o].occ >= p.buf):
                 continue
+            if in_n[k] == 0:
+                ins[n_ins] = k
+                n_ins += 1
+            if out_n[o] == 0:
+                outs[n_outs] = o
+                n_outs += 1
             in_req[k, in_n[k]] = o
             b.in_pri[k, in_n[k]] = pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0)
             in_n[k] += 1
             out_req[o, out_n[o]] = k
             b.out_pri[o, out_n[o]] = vc_pri(s, b, p, bp, lane)
             out_n[o] += 1
-            any_req = True
-    if not any_req:
+    if n_ins == 0:
         return ERR_OK
-    allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, b, b.va_gptr, b.va_aptr, b.va_sc, b.va_min, b.va_mout, node)
-    for j in range(n_act):  # only requesting VCs can be matched
-        k = b.act[j]
+    allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, ins, n_ins, outs, n_outs, b, b.va_gptr, b.va_aptr, b.va_sc,
+             b.va_min, b.va_mout, node)
+    for j in range(n_ins):  # only requesting VCs can be matched
+        k = ins[j]
+        in_n[k] = 0  # the request counts are back to 0 for the next allocation
         if b.match[k] != NONE:
             ivc[base + k].va_grant = base + b.match[k]
             ivc[base + k].va_step = b.step[0]
+    for j in range(n_outs):
+        out_n[outs[j]] = 0
     return ERR_OK
 
 
@@ -163,7 +171,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv, n_act):
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
         ivc[lane].esc, ivc[lane].port2, ivc[lane].vc2 = out[4], out[5], out[6]
         ivc[lane].state = VC_VA
-        ivc[lane].queue = b.lq[lane] = Q_VA
+        set_queue(b, lane, Q_VA)
         ivc[lane].stamp = NONE
         ivc[lane].va_grant = NONE
         ivc[lane].va_stamp = NONE
@@ -178,17 +186,15 @@ def _internal_step(s, b, p, bp, topo, t, node):
     v, ports = p.n_vcs, p.n_ports
     pv = ports * v
     base = node * pv
-    # The VCs in some stage queue now, ascending (from the packed copy of their queues): every
-    # stage below visits only these, as a VC joins a queue during the step only from another.
-    act, lq = b.act, b.lq
-    n_act, n_va, n_sa = 0, 0, 0
-    for k in range(pv):
-        q = lq[base + k]
-        if q != Q_NONE:
-            act[n_act] = k
-            n_act += 1
-            n_va += q == Q_VA
-            n_sa += q == Q_SA
+    # The VCs in some stage queue now, ascending (queues.py): every stage below visits only
+    # these, as a VC joins a queue during the step only from another.
+    act = b.act
+    n_act = waiting_vcs(b, base, pv, act)
+    n_va, n_sa = 0, 0
+    for j in range(n_act):
+        q = ivc[base + act[j]].queue
+        n_va += q == Q_VA
+        n_sa += q == Q_SA
     # evaluate: routing (a new batch only when none is in flight), VC and switch allocation
     if bnode[node].rt_due == NONE:
         due = t + bp.routing_delay - 1
@@ -236,7 +242,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
                 ivc[lane].port = (o - base) // v  # the granted element's port (torus min_adapt has two)
                 ivc[lane].va_grant = NONE
                 ivc[lane].state = VC_ACTIVE
-                ivc[lane].queue = b.lq[lane] = Q_SA  # speculating, it keeps its place (and stamp) in the switch queue
+                set_queue(b, lane, Q_SA)  # speculating, it keeps its place (and stamp) in the switch queue
                 if not bp.spec:
                     ivc[lane].sa_stamp = NONE
     err = ERR_OK

@@ -176,9 +176,13 @@ class BkState(NamedTuple):
     grant: np.ndarray      # int32[P*V] input granted by each output (iSLIP), NONE
     xgrant: np.ndarray     # int32[P*V] input matched to each output, NONE
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
-    sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request
+    req_in: np.ndarray     # int32[P*V] the allocation's inputs with requests (in_n > 0)
+    req_out: np.ndarray    # int32[P*V] ... its outputs with requests (out_n > 0)
+    sa_pairs: np.ndarray   # int32[P*IS*P*OS] (crossbar input, crossbar output) pairs with a request, xi * P*OS + xo
+    sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request, NONE
+                           # outside switch allocation
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
-    lq: np.ndarray         # int8[L] each VC's queue (ivc.queue) again, packed: a router's scan reads one cache line
+    qmask: np.ndarray      # int64[L // 32 + 1] bit per VC lane: it waits in some stage queue (queues.py)
     act: np.ndarray        # int32[P*V] the router's VCs in some stage queue this internal step, ascending
     route_out: np.ndarray  # int64[7] routing scratch: (port, vc_lo, vc_hi, ph, esc, port2, vc2)
     rng: np.ndarray        # uint64[1] xorshift state: routing draws (ties, intermediates, ...)
@@ -262,8 +266,9 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
         dense=np.zeros((pv, pv), np.int8), dpin=np.zeros((pv, pv), i8), dpout=np.zeros((pv, pv), i8),
         pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
-        xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4), sa_vc=np.full((xi, xo), NONE, i4),
-        sa_pri=np.zeros((xi, xo), i8), lq=np.zeros(lanes, np.int8), act=np.zeros(pv, i4),
+        xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4),
+        req_in=np.zeros(max(pv, xi), i4), req_out=np.zeros(max(pv, xo), i4), sa_pairs=np.zeros(xi * xo, i4), sa_vc=np.full((xi, xo), NONE, i4),
+        sa_pri=np.zeros((xi, xo), i8), qmask=np.zeros(lanes // 32 + 1, i8), act=np.zeros(pv, i4),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
         dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=np.full(n * ports, bp.link, i8),

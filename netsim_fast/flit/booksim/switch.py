@@ -21,6 +21,7 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
+from netsim_fast.flit.booksim.queues import set_queue
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
@@ -66,7 +67,7 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
         ivc[lane].lo, ivc[lane].hi = out[1], out[2]
         ivc[lane].noq = pack_route(out)
     ivc[lane].state = VC_VA
-    ivc[lane].queue = b.lq[lane] = Q_VA
+    set_queue(b, lane, Q_VA)
     ivc[lane].va_grant = NONE
     ivc[lane].va_stamp = NONE
     ivc[lane].sa_stamp = NONE
@@ -95,13 +96,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
             _recheck(s, b, p, t, base, n_act)
         return ERR_OK
     due = t + bp.sa_delay - 1
-    any_req = False
-    for xi in range(n_xi):
-        in_n[xi] = 0
-        for xo in range(n_xo):
-            sa_vc[xi, xo] = NONE
-    for xo in range(n_xo):
-        out_n[xo] = 0
+    pairs, n_pairs = b.sa_pairs, 0  # the (crossbar input, output) pairs requested, in the order first seen
     for j in range(n_act):
         k = b.act[j]
         lane = base + k
@@ -135,24 +130,31 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
             continue  # a held connection owns this crossbar input or output
         off = b.sa_off[node, xi]
         old = sa_vc[xi, xo]
+        if old == NONE:
+            pairs[n_pairs] = xi * n_xo + xo
+            n_pairs += 1
         if old == NONE or pri > sa_pri[xi, xo] or (pri == sa_pri[xi, xo] and (vc - off + v) % v < (old - off + v) % v):
             sa_vc[xi, xo] = vc
             sa_pri[xi, xo] = pri
-            any_req = True
-    if not any_req:
+    if n_pairs == 0:
         return ERR_OK
-    for xi in range(n_xi):
-        for xo in range(n_xo):
-            if sa_vc[xi, xo] != NONE:
-                in_req[xi, in_n[xi]] = xo
-                b.in_pri[xi, in_n[xi]] = sa_pri[xi, xo]
-                in_n[xi] += 1
-                out_req[xo, out_n[xo]] = xi
-                b.out_pri[xo, out_n[xo]] = sa_pri[xi, xo]
-                out_n[xo] += 1
-    allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, n_xi, n_xo, b, b.sa_gptr, b.sa_aptr, b.sa_sc, b.sa_min, b.sa_mout,
-             node)
-    for xi in range(n_xi):
+    # the request lists, each ascending as the allocators want them
+    xins, xouts = b.req_in, b.req_out
+    n_xins, n_xouts = 0, 0
+    for j in range(n_pairs):
+        xi, xo = pairs[j] // n_xo, pairs[j] % n_xo
+        if in_n[xi] == 0:
+            xins[n_xins] = xi
+            n_xins += 1
+        if out_n[xo] == 0:
+            xouts[n_xouts] = xo
+            n_xouts += 1
+        _insert_sorted(in_req, b.in_pri, in_n, xi, xo, sa_pri[xi, xo])
+        _insert_sorted(out_req, b.out_pri, out_n, xo, xi, sa_pri[xi, xo])
+    allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, n_xi, n_xo, xins, n_xins, xouts, n_xouts, b, b.sa_gptr, b.sa_aptr,
+             b.sa_sc, b.sa_min, b.sa_mout, node)
+    for j in range(n_xins):
+        xi = xins[j]
         xo = b.match[xi]
         if xo != NONE:
             vc = sa_vc[xi, xo]
@@ -160,9 +162,27 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
             ivc[lane].sa_grant = 1
             ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
             b.sa_off[node, xi] = (vc + ins) % v
+        in_n[xi] = 0  # the scratch back to "no request" for the next allocation
+    for j in range(n_xouts):
+        out_n[xouts[j]] = 0
+    for j in range(n_pairs):
+        sa_vc[pairs[j] // n_xo, pairs[j] % n_xo] = NONE
     if due == t:
         _recheck(s, b, p, t, base, n_act)
     return ERR_OK
+
+
+@njit(**KERNEL_INLINE)
+def _insert_sorted(req, pri, count, row, value, value_pri):
+    """Add ``value`` (with its priority) to the ascending list ``req[row, :count[row]]``."""
+    j = count[row]
+    while j > 0 and req[row, j - 1] > value:
+        req[row, j] = req[row, j - 1]
+        pri[row, j] = pri[row, j - 1]
+        j -= 1
+    req[row, j] = value
+    pri[row, j] = value_pri
+    count[row] += 1
 
 
 @njit(**KERNEL_INLINE)
@@ -235,7 +255,7 @@ def _next_packet(s, b, p, bp, topo, lane):
         take_lookahead(s, b, p, bp, topo, lane, b.ph_buf[lane, s.inl[lane].head])
     else:
         b.ivc[lane].state = VC_ROUTING
-        b.ivc[lane].queue = b.lq[lane] = Q_ROUTE
+        set_queue(b, lane, Q_ROUTE)
         b.ivc[lane].stamp = NONE
 
 
@@ -275,7 +295,7 @@ def sa_update(s, b, p, bp, topo, t, base, node, n_act):
             return ERR_OVERFLOW
         tail = (flit & 1) == 1
         if inl[lane].len == 0:
-            ivc[lane].queue = b.lq[lane] = Q_NONE
+            set_queue(b, lane, Q_NONE)
             if tail:
                 ivc[lane].state = VC_IDLE
                 inl[lane].out = NONE
@@ -286,7 +306,7 @@ def sa_update(s, b, p, bp, topo, t, base, node, n_act):
             xi, xo = i * bp.in_speedup + (k % v) % bp.in_speedup, ivc[lane].port * bp.out_speedup + i % bp.out_speedup
             b.hold_in[node, xi] = xo
             b.hold_out[node, xo] = xi
-            ivc[lane].queue = b.lq[lane] = Q_HOLD
+            set_queue(b, lane, Q_HOLD)
             ivc[lane].stamp = NONE
     return ERR_OK
 
@@ -316,7 +336,7 @@ def hold_update(s, b, p, bp, topo, t, base, node, n_act):
         ivc[lane].stamp = NONE
         if not kept:
             _drop_hold(b, bp, node, k, v)
-            ivc[lane].queue = b.lq[lane] = Q_SA
+            set_queue(b, lane, Q_SA)
             ivc[lane].sa_grant = 0
             ivc[lane].sa_stamp = NONE
             continue
@@ -327,7 +347,7 @@ def hold_update(s, b, p, bp, topo, t, base, node, n_act):
         if inl[lane].len == 0 or tail:
             _drop_hold(b, bp, node, k, v)
             if inl[lane].len == 0:
-                ivc[lane].queue = b.lq[lane] = Q_NONE
+                set_queue(b, lane, Q_NONE)
                 if tail:
                     ivc[lane].state = VC_IDLE
                     inl[lane].out = NONE

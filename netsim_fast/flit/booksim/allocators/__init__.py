@@ -3,7 +3,8 @@
 An allocation matches ``n_in`` inputs to ``n_out`` outputs. Requests come as two adjacency
 lists filled by the caller: ``in_req[i, :in_n[i]]`` the outputs input ``i`` requests and
 ``out_req[o, :out_n[o]]`` the inputs requesting output ``o``, both ascending (BookSim2's sparse
-allocators keep their request maps sorted by port). An allocator writes ``match[i]`` (the output
-given to input ``i``, or -1) and updates its persistent pointers, which belong to the router
-and survive between cycles. Only ``islip`` (BookSim2's default, one iteration) exists so far.
+allocators keep their request maps sorted by port); the caller also lists the inputs and the
+outputs that have requests, and keeps every other count at 0. An allocator writes ``match[i]``
+(the output given to input ``i``, or -1) of every requesting input and updates its persistent
+pointers, which belong to the router and survive between cycles.
 """

@@ -1,7 +1,8 @@
 """One call for every allocator of the booksim router, by integer code (``KINDS``).
 
 The caller fills the sparse request lists of the scratch (``b.in_req``, ``b.in_pri``,
-``b.in_n``; ``b.out_req``, ``b.out_pri``, ``b.out_n``: see allocators/__init__.py) and passes
+``b.in_n``; ``b.out_req``, ``b.out_pri``, ``b.out_n``: see allocators/__init__.py; the counts
+of inputs and outputs without requests are 0), lists the inputs and outputs with requests, and passes
 the allocator's persistent state (pointers ``gptr``/``aptr``, a scalar ``sc``, matrix arbiters
 ``mat_in``/``mat_out``) of one router; the matching lands in ``b.match``. Dense allocators
 (wavefront, pim, loa, max_size) get the requests as a matrix, built here and cleared after.
@@ -67,25 +68,29 @@ def _pairs(b, n_in):
 
 
 @njit(**KERNEL_INLINE)
-def allocate(kind, iters, arb, n_in, n_out, b, gptr, aptr, sc, mat_in, mat_out, node):
-    """Run allocator ``kind`` for router ``node``; the matching is left in ``b.match``."""
+def allocate(kind, iters, arb, n_in, n_out, ins, n_ins, outs, n_outs, b, gptr, aptr, sc, mat_in, mat_out, node):
+    """Run allocator ``kind`` for router ``node``; the matching is left in ``b.match``: the entry
+    of every requesting input (``ins[:n_ins]``; ``outs[:n_outs]`` the requested outputs) is its
+    output or NONE. iSLIP and the separable allocators visit only the listed inputs and outputs
+    (a router's allocation sees a few requests among P x V inputs) and leave the other entries
+    as they were; the dense allocators write every entry."""
     match, out_match = b.match, b.xgrant
     if kind == ISLIP:
-        islip(b.in_req, b.in_n, b.out_req, b.out_n, n_in, n_out, gptr[node], aptr[node], b.grant, out_match,
-              match, iters)
+        islip(b.in_req, b.in_n, b.out_req, b.out_n, ins, n_ins, outs, n_outs, n_in, n_out, gptr[node], aptr[node],
+              b.grant, out_match, match, iters)
     elif kind == SELECT:
         select(b.in_req, b.in_pri, b.in_n, b.out_req, b.out_pri, b.out_n, n_in, n_out, gptr[node], aptr[node],
                b.grant, out_match, match, iters)
     elif kind == SEP_IN:
         m_in = mat_in[node * n_in: (node + 1) * n_in] if arb else mat_in
         m_out = mat_out[node * n_out: (node + 1) * n_out] if arb else mat_out
-        separable(b.in_req, b.in_pri, b.in_n, n_in, b.out_req, b.out_pri, b.out_n, n_out, arb, aptr[node], m_in,
-                  gptr[node], m_out, b.fwd, b.fwd_pri, b.fwd_n, b.choice, match, out_match)
+        separable(b.in_req, b.in_pri, b.in_n, ins, n_ins, n_in, b.out_req, b.out_pri, b.out_n, outs, n_outs, n_out,
+                  arb, aptr[node], m_in, gptr[node], m_out, b.fwd, b.fwd_pri, b.fwd_n, b.choice, match, out_match)
     elif kind == SEP_OUT:
         m_in = mat_in[node * n_in: (node + 1) * n_in] if arb else mat_in
         m_out = mat_out[node * n_out: (node + 1) * n_out] if arb else mat_out
-        separable(b.out_req, b.out_pri, b.out_n, n_out, b.in_req, b.in_pri, b.in_n, n_in, arb, gptr[node], m_out,
-                  aptr[node], m_in, b.fwd, b.fwd_pri, b.fwd_n, b.choice, out_match, match)
+        separable(b.out_req, b.out_pri, b.out_n, outs, n_outs, n_out, b.in_req, b.in_pri, b.in_n, ins, n_ins, n_in,
+                  arb, gptr[node], m_out, aptr[node], m_in, b.fwd, b.fwd_pri, b.fwd_n, b.choice, out_match, match)
     else:
         _dense(b, n_in, 1)
         if kind == WAVEFRONT or kind == RR_WAVEFRONT:

@@ -34,30 +34,34 @@ def _first_from(lst, n, ptr, taken):
 
 
 @njit(**KERNEL_JIT)
-def islip(in_req, in_n, out_req, out_n, n_in, n_out, gptr, aptr, grant, out_match, match, iters):
-    """Match inputs to outputs; ``match[i]`` gets input ``i``'s output (NONE if none).
+def islip(in_req, in_n, out_req, out_n, ins, n_ins, outs, n_outs, n_in, n_out, gptr, aptr, grant, out_match, match,
+          iters):
+    """Match inputs to outputs; ``match[i]`` gets input ``i``'s output (NONE if none) for each
+    requesting input ``ins[:n_ins]``; ``outs[:n_outs]`` are the requested outputs (either list in
+    any order: within an iteration every output grants on its own, and every input accepts on
+    its own, as each output grants one input at most).
 
     ``grant`` (n_out) and ``out_match`` (n_out) are scratch; ``gptr`` (n_out) and ``aptr``
     (n_in) are the persistent pointers, updated in place."""
-    for i in range(n_in):
-        match[i] = NONE
-    for o in range(n_out):
-        out_match[o] = NONE
+    for j in range(n_ins):
+        match[ins[j]] = NONE
+    for j in range(n_outs):
+        out_match[outs[j]] = NONE
     for it in range(iters):
-        for o in range(n_out):
+        for j in range(n_outs):
+            o = outs[j]
             grant[o] = NONE
-            if out_n[o] == 0 or out_match[o] != NONE:
+            if out_match[o] != NONE:
                 continue
             grant[o] = _first_from(out_req[o], out_n[o], gptr[o], match)
-        for i in range(n_in):
+        for j in range(n_ins):
+            i = ins[j]
             n = in_n[i]
-            if n == 0:
-                continue
             start = 0
             while start < n and in_req[i, start] < aptr[i]:
                 start += 1
-            for j in range(n):
-                k = start + j
+            for q in range(n):
+                k = start + q
                 if k >= n:
                     k -= n
                 o = in_req[i, k]

@@ -34,31 +34,34 @@ def _update(arb, ptr, mats, who, winner, size):
 
 
 @njit(**KERNEL_JIT)
-def separable(first_req, first_pri, first_n, n_first, second_req, second_pri, second_n, n_second,
-              arb, ptr_first, mat_first, ptr_second, mat_second, fwd, fwd_pri, fwd_n, choice, match_first,
-              match_second):
+def separable(first_req, first_pri, first_n, firsts, n_firsts, n_first, second_req, second_pri, second_n, seconds,
+              n_seconds, n_second, arb, ptr_first, mat_first, ptr_second, mat_second, fwd, fwd_pri, fwd_n, choice,
+              match_first, match_second):
     """One separable pass: "first" is the side that arbitrates first (inputs for input-first).
 
-    ``fwd`` (n_second x n_first), ``fwd_pri``, ``fwd_n`` (n_second) and ``choice`` (n_first)
-    are scratch. Writes ``match_first`` and ``match_second``."""
-    for s in range(n_second):
+    ``firsts[:n_firsts]`` and ``seconds[:n_seconds]`` list the two sides' members with requests,
+    in any order: each arbiter picks on its own, and a matrix arbiter's order is total, so its
+    pick does not depend on the order it reads the requests in. ``fwd`` (n_second x n_first),
+    ``fwd_pri``, ``fwd_n`` (n_second) and ``choice`` (n_first) are scratch. Writes
+    ``match_first`` and ``match_second`` of the listed members."""
+    for j in range(n_seconds):
+        s = seconds[j]
         fwd_n[s] = 0
         match_second[s] = NONE
-    for f in range(n_first):
+    for j in range(n_firsts):
+        f = firsts[j]
         match_first[f] = NONE
-        choice[f] = NONE
-        if first_n[f] == 0:
-            continue
         s = _pick(arb, first_req[f], first_pri[f], first_n[f], ptr_first, mat_first, f, n_second)
         choice[f] = s
         # the second side's priority of this request
-        for j in range(second_n[s]):
-            if second_req[s, j] == f:
+        for q in range(second_n[s]):
+            if second_req[s, q] == f:
                 fwd[s, fwd_n[s]] = f
-                fwd_pri[s, fwd_n[s]] = second_pri[s, j]
+                fwd_pri[s, fwd_n[s]] = second_pri[s, q]
                 fwd_n[s] += 1
                 break
-    for s in range(n_second):
+    for j in range(n_seconds):
+        s = seconds[j]
         if fwd_n[s] == 0:
             continue
         f = _pick(arb, fwd[s], fwd_pri[s], fwd_n[s], ptr_second, mat_second, s, n_first)
