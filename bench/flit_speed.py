@@ -36,6 +36,11 @@ SETUPS = {
     "torus16_duato_0.15": (dict(topology="torus", k=16, routing="duato", vcs=4, buf=8, packet_flits=8, rate=0.15), 30_000),
     "torus16_duato_0.5": (dict(topology="torus", k=16, routing="duato", vcs=4, buf=8, packet_flits=8, rate=0.5), 10_000),
     "torus16_dor_0.15_iq": (dict(topology="torus", k=16, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.15, router="iq"), 30_000),
+    # the booksim router on BookSim2's configuration, as bench/booksim_speed.py runs it
+    "torus16_dor_0.15_booksim": (dict(topology="torus", k=16, router="booksim", routing="dim_order", vcs=4, buf=8,
+                                      packet_flits=8, rate=0.15, pattern="uniform-self"), 10_000),
+    "torus16_dor_0.5_booksim": (dict(topology="torus", k=16, router="booksim", routing="dim_order", vcs=4, buf=8,
+                                     packet_flits=8, rate=0.5, pattern="uniform-self"), 5_000),
     "torus32_dor_0.3cap": (dict(topology="torus", k=32, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / 32), 10_000),
     "torus64_dor_0.3cap": (dict(topology="torus", k=64, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / 64), 4_000),
     # low load (issue 18, "cost proportional to work"): a tenth of the load above, where most
