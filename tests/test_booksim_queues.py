@@ -1,0 +1,71 @@
+"""The booksim router's stage-queue mask (flit/booksim/queues.py): the VCs a router visits are
+exactly those in some stage queue, in ascending order, and ``--check-invariants`` catches a
+mask that disagrees with the queues."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from netsim_fast._arrays import records
+from netsim_fast.config import Config
+from netsim_fast.flit import state as fs
+from netsim_fast.flit.booksim import state as bs
+from netsim_fast.flit.booksim.driver import BooksimDriver
+from netsim_fast.flit.booksim.queues import set_queue, waiting_vcs
+from netsim_fast.flit.run import build_params
+from netsim_fast.topologies import build_topology
+from netsim_fast.workloads.packets import FinitePackets
+
+
+class _Queues:
+    """The two fields of the booksim state that queues.py reads and writes."""
+
+    def __init__(self, lanes):
+        self.ivc = records(lanes, bs.BK_IVC)
+        self.qmask = np.zeros(lanes // 32 + 1, np.int64)
+
+
+@pytest.mark.parametrize("pv", [5, 20, 32, 45, 80])
+def test_waiting_vcs_lists_a_routers_queued_vcs_in_order(pv):
+    """Routers whose lanes straddle the mask's 32-lane words, against a plain filter."""
+    rng = np.random.default_rng(pv)
+    routers = 7
+    b = _Queues(routers * pv)
+    act = np.zeros(pv, np.int32)
+    for _ in range(50):
+        for _ in range(pv):  # move random VCs between queues
+            set_queue.py_func(b, int(rng.integers(routers * pv)), int(rng.choice([bs.Q_NONE, bs.Q_SA, bs.Q_VA])))
+        for node in range(routers):
+            base = node * pv
+            want = [k for k in range(pv) if b.ivc["queue"][base + k] != bs.Q_NONE]
+            n = waiting_vcs.py_func(b, base, pv, act)
+            assert act[:n].tolist() == want
+
+
+def _running_booksim(cycles=40):
+    """A 4x4 torus on the booksim router mid-way through a finite workload, invariants on."""
+    cfg = Config(topology="torus", k=4, router="booksim", routing="dim_order", pattern="random", messages=20,
+                 packet_flits=6, check_invariants=True)
+    topo = build_topology(cfg)
+    rng = np.random.default_rng(3)
+    n = 16 * 20
+    src = np.repeat(np.arange(16), 20).astype(np.int32)
+    dst = ((src + rng.integers(1, 16, n)) % 16).astype(np.int32)
+    packets = FinitePackets(src, dst, np.full(n, 6, np.int32), np.zeros(n, np.int64))
+    params = build_params(cfg, topo, stop_mode=fs.STOP_ALL, win_start=0, win_end=1 << 62, n_total=n)
+    state = fs.new_state(topo, params, packet_capacity=n, windows=64)
+    state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release)
+    driver = BooksimDriver(cfg, topo, params)
+    assert driver.advance(state, params, topo.arrays, cycles) == fs.ERR_OK
+    return topo, params, state, driver
+
+
+def test_a_queued_vc_missing_from_the_mask_is_caught_and_named():
+    topo, params, state, driver = _running_booksim()
+    queued = np.flatnonzero(driver.b.ivc["queue"] != bs.Q_NONE)
+    assert queued.size, "the workload should have VCs waiting by cycle 40"
+    lane = int(queued[0])
+    driver.b.qmask[lane >> 5] &= ~(1 << (lane & 31))  # the router would no longer visit it
+    assert driver.advance(state, params, topo.arrays, 80) == fs.ERR_CONSERVATION
+    assert int(state.cnt[fs.C_ERR_LANE]) == lane
