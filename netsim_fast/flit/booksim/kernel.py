@@ -38,13 +38,13 @@ def advance(s, b, p, bp, topo, t_end):
         err = release(s, p, t)
         if err != ERR_OK:
             return err
-        inject(s, b, p, bp, topo, t, w)
+        inject(s, b, p, bp, topo, t, w, slot)
         b.acc[0] += bp.internal_speedup
         steps = int(b.acc[0])
         b.acc[0] -= steps
         for node in range(p.n_nodes):
             if nodes[node].flits > 0 or b.node[node].credits_queued > 0:
-                err = router_step(s, b, p, bp, topo, t, w, node, steps)
+                err = router_step(s, b, p, bp, topo, t, w, slot, node, steps)
                 if err != ERR_OK:
                     return err
         if (t + 1) % p.window == 0:

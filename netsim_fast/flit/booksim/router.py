@@ -26,6 +26,7 @@ from netsim_fast.flit.booksim.state import (
 )
 from netsim_fast.flit.booksim.switch import hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri
 from netsim_fast.flit.booksim.state import ERR_ABORT
+from netsim_fast.flit.flits import later_slot
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
 
 
@@ -152,10 +153,9 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
 
 
 @njit(**KERNEL_INLINE)
-def _route_update(s, b, p, bp, topo, t, base, pv, n_act):
+def _route_update(s, b, p, bp, topo, t, base, node, n_act):
     """The routing batch due now: each head gets its route and waits for an output VC."""
     ivc, inl, in_buf, pkts, out = b.ivc, s.inl, s.in_buf, s.pkt, b.route_out
-    node = base // pv
     for j in range(n_act):
         k = b.act[j]
         lane = base + k
@@ -165,7 +165,7 @@ def _route_update(s, b, p, bp, topo, t, base, pv, n_act):
         pid = in_buf[lane, pos] >> 32
         kind = s.kind[pid] if p.closed_loop else 0
         route_typed(bp.routing, topo.radix, topo.coord, topo.dim_port, topo.port_dim, bp.torus, b.ovc, base,
-                    node, pkts[pid].src, pkts[pid].dst, k // p.n_vcs, k % p.n_vcs, b.ph_buf[lane, pos],
+                    node, pkts[pid].src, pkts[pid].dst, b.k_port[k], b.k_vc[k], b.ph_buf[lane, pos],
                     p.n_ports, p.conc, p.n_vcs, b.rng, out, bp.shape_a, bp.shape_b, b.table,
                     s.rw_vc[kind, 0], s.rw_vc[kind, 1])
         ivc[lane].port, ivc[lane].lo, ivc[lane].hi, ivc[lane].ph = out[0], out[1], out[2], out[3]
@@ -225,7 +225,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
             xb[node, q, 3] = t + bp.xbar_delay - 1
     # update
     if bnode[node].rt_due == t:
-        _route_update(s, b, p, bp, topo, t, base, pv, n_act)
+        _route_update(s, b, p, bp, topo, t, base, node, n_act)
         bnode[node].rt_due = NONE
     if bnode[node].va_due == t:
         bnode[node].va_due = NONE
@@ -239,7 +239,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
                 ovc[o].owner = lane
                 ovc[o].tail_sent = 0
                 inl[lane].out = o
-                ivc[lane].port = (o - base) // v  # the granted element's port (torus min_adapt has two)
+                ivc[lane].port = b.k_port[o - base]  # the granted element's port (torus min_adapt has two)
                 ivc[lane].va_grant = NONE
                 ivc[lane].state = VC_ACTIVE
                 set_queue(b, lane, Q_SA)  # speculating, it keeps its place (and stamp) in the switch queue
@@ -286,21 +286,22 @@ def _internal_step(s, b, p, bp, topo, t, node):
 
 
 @njit(**KERNEL_INLINE)
-def router_step(s, b, p, bp, topo, t, w, node, steps):
+def router_step(s, b, p, bp, topo, t, w, slot, node, steps):
     """``steps`` internal steps of the router (internal_speedup), then its write phase."""
     for _ in range(steps):
         err = _internal_step(s, b, p, bp, topo, t, node)
         if err != ERR_OK:
             return err
-    _write_outputs(s, b, p, bp, t, w, node)
+    _write_outputs(s, b, p, bp, t, w, slot, node)
     return ERR_OK
 
 
 @njit(**KERNEL_INLINE)
-def _write_outputs(s, b, p, bp, t, w, node):
+def _write_outputs(s, b, p, bp, t, w, now, node):
     """Write phase: each output port sends its FIFO's front flit. A network channel delivers it
     into the downstream VC ``d + 1`` cycles later; the ejection channel hands it to the terminal
-    two cycles later, whose credit is back and usable ``2 + Dc`` cycles after that."""
+    two cycles later, whose credit is back and usable ``2 + Dc`` cycles after that. ``now``: this
+    cycle's ring slot (every delay is shorter than the ring)."""
     ports, v, conc = p.n_ports, p.n_vcs, p.conc
     first_local = ports - conc  # local port first_local + c: terminal port_term[node * conc + c]
     for port in range(ports):  # one credit message per input port: every VC it lists
@@ -314,12 +315,12 @@ def _write_outputs(s, b, p, bp, t, w, node):
         for vc in range(v):
             if (msg >> vc) & 1:
                 if port >= first_local:  # the terminal applies it two cycles later
-                    slot = (t + 2) % bp.ring
+                    slot = later_slot(now, 2, bp.ring)
                     b.ev_tcred[slot, b.ev_tcred_n[slot]] = b.port_term[node * conc + port - first_local] * v + vc
                     b.ev_tcred_n[slot] += 1
                 else:
                     up = s.inl[c * v + vc].up  # the credit takes its channel's latency back
-                    slot = (t + b.lat[up // v] + 1 + bp.credit_delay) % bp.ring
+                    slot = later_slot(now, b.lat[b.lane_port[up]] + 1 + bp.credit_delay, bp.ring)
                     b.ev_cred[slot, b.ev_cred_n[slot]] = up
                     b.ev_cred_n[slot] += 1
     for port in range(ports):
@@ -332,14 +333,14 @@ def _write_outputs(s, b, p, bp, t, w, node):
         b.of_len[f] -= 1
         s.node[node].flits -= 1
         if port >= first_local:
-            slot = (t + 2) % bp.ring
+            slot = later_slot(now, 2, bp.ring)
             b.ev_del[slot, b.ev_del_n[slot]] = flit
             b.ev_del_n[slot] += 1
-            slot = (t + 4 + bp.credit_delay) % bp.ring
+            slot = later_slot(now, 4 + bp.credit_delay, bp.ring)
             b.ev_cred[slot, b.ev_cred_n[slot]] = o
             b.ev_cred_n[slot] += 1
         else:
-            slot = (t + b.lat[f] + 1) % bp.ring
+            slot = later_slot(now, b.lat[f] + 1, bp.ring)
             k = b.ev_flit_n[slot]
             b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1] = s.outl[o].down, flit
             b.ev_flit[slot, k, 2], b.ev_flit[slot, k, 3] = ph, pri

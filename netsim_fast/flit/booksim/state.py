@@ -178,7 +178,14 @@ class BkState(NamedTuple):
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
     req_in: np.ndarray     # int32[P*V] the allocation's inputs with requests (in_n > 0)
     req_out: np.ndarray    # int32[P*V] ... its outputs with requests (out_n > 0)
-    sa_pairs: np.ndarray   # int32[P*IS*P*OS] (crossbar input, crossbar output) pairs with a request, xi * P*OS + xo
+    sa_pairs: np.ndarray   # int32[P*IS*P*OS, 2] (crossbar input, crossbar output) pairs with a request
+    # index tables (a division by a run-time value costs tens of cycles; these are loads)
+    k_port: np.ndarray     # int32[P*V] input port of a router's VC k (k // V)
+    k_vc: np.ndarray       # int32[P*V] ... its VC (k % V)
+    k_xi: np.ndarray       # int32[P*V] ... its crossbar input (k // V * IS + k % V % IS)
+    xi_port: np.ndarray    # int32[P*IS] input port of a crossbar input (xi // IS)
+    port_os: np.ndarray    # int32[P] crossbar output offset of an input port at every output (port % OS)
+    lane_port: np.ndarray  # int32[L] the router port of a lane, numbered over the network (lane // V)
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request, NONE
                            # outside switch allocation
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
@@ -267,7 +274,11 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
         pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4),
-        req_in=np.zeros(max(pv, xi), i4), req_out=np.zeros(max(pv, xo), i4), sa_pairs=np.zeros(xi * xo, i4), sa_vc=np.full((xi, xo), NONE, i4),
+        req_in=np.zeros(max(pv, xi), i4), req_out=np.zeros(max(pv, xo), i4), sa_pairs=np.zeros((xi * xo, 2), i4),
+        k_port=(np.arange(pv) // v).astype(i4), k_vc=(np.arange(pv) % v).astype(i4),
+        k_xi=(np.arange(pv) // v * bp.in_speedup + np.arange(pv) % v % bp.in_speedup).astype(i4),
+        xi_port=(np.arange(xi) // bp.in_speedup).astype(i4), port_os=(np.arange(ports) % bp.out_speedup).astype(i4),
+        lane_port=(np.arange(lanes) // v).astype(i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8), qmask=np.zeros(lanes // 32 + 1, i8), act=np.zeros(pv, i4),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),

@@ -124,16 +124,16 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
             if not ok:
                 continue
             pri += INT_MIN
-        i, vc = k // v, k % v
-        xi, xo = i * ins + vc % ins, o * outs + i % outs
+        i, vc = b.k_port[k], b.k_vc[k]
+        xi, xo = b.k_xi[k], o * outs + b.port_os[i]
         if b.hold_in[node, xi] != NONE or b.hold_out[node, xo] != NONE:
             continue  # a held connection owns this crossbar input or output
         off = b.sa_off[node, xi]
         old = sa_vc[xi, xo]
         if old == NONE:
-            pairs[n_pairs] = xi * n_xo + xo
+            pairs[n_pairs, 0], pairs[n_pairs, 1] = xi, xo
             n_pairs += 1
-        if old == NONE or pri > sa_pri[xi, xo] or (pri == sa_pri[xi, xo] and (vc - off + v) % v < (old - off + v) % v):
+        if old == NONE or pri > sa_pri[xi, xo] or (pri == sa_pri[xi, xo] and _after(vc, off, v) < _after(old, off, v)):
             sa_vc[xi, xo] = vc
             sa_pri[xi, xo] = pri
     if n_pairs == 0:
@@ -142,7 +142,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     xins, xouts = b.req_in, b.req_out
     n_xins, n_xouts = 0, 0
     for j in range(n_pairs):
-        xi, xo = pairs[j] // n_xo, pairs[j] % n_xo
+        xi, xo = pairs[j, 0], pairs[j, 1]
         if in_n[xi] == 0:
             xins[n_xins] = xi
             n_xins += 1
@@ -158,18 +158,26 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
         xo = b.match[xi]
         if xo != NONE:
             vc = sa_vc[xi, xo]
-            lane = base + (xi // ins) * v + vc
+            lane = base + b.xi_port[xi] * v + vc
             ivc[lane].sa_grant = 1
             ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
-            b.sa_off[node, xi] = (vc + ins) % v
+            b.sa_off[node, xi] = vc + ins - v if vc + ins >= v else vc + ins  # (vc + IS) % V, IS <= V
         in_n[xi] = 0  # the scratch back to "no request" for the next allocation
     for j in range(n_xouts):
         out_n[xouts[j]] = 0
     for j in range(n_pairs):
-        sa_vc[pairs[j] // n_xo, pairs[j] % n_xo] = NONE
+        sa_vc[pairs[j, 0], pairs[j, 1]] = NONE
     if due == t:
         _recheck(s, b, p, t, base, n_act)
     return ERR_OK
+
+
+@njit(**KERNEL_INLINE)
+def _after(x, ptr, size):
+    """How far ``x`` lies at or after the round-robin pointer ``ptr``, both in ``0 .. size - 1``
+    (``(x - ptr) mod size``, without a division)."""
+    d = x - ptr
+    return d + size if d < 0 else d
 
 
 @njit(**KERNEL_INLINE)
@@ -242,7 +250,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
             info = pack_route(b.route_out)
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1
-    b.cmsg[node, k // v] |= 1 << (k % v)  # the credit leaves with this step's message for the port
+    b.cmsg[node, b.k_port[k]] |= 1 << b.k_vc[k]  # the credit leaves with this step's message for the port
     return flit
 
 
@@ -260,9 +268,9 @@ def _next_packet(s, b, p, bp, topo, lane):
 
 
 @njit(**KERNEL_INLINE)
-def _drop_hold(b, bp, node, k, v):
+def _drop_hold(b, node, k):
     """Free the held connection of the crossbar input of VC index ``k``."""
-    xi = (k // v) * bp.in_speedup + (k % v) % bp.in_speedup
+    xi = b.k_xi[k]
     xo = b.hold_in[node, xi]
     if xo != NONE:
         b.hold_out[node, xo] = NONE
@@ -302,8 +310,7 @@ def sa_update(s, b, p, bp, topo, t, base, node, n_act):
         elif tail:
             _next_packet(s, b, p, bp, topo, lane)
         elif bp.hold:  # the rest of the packet keeps this crossbar connection
-            i = k // v
-            xi, xo = i * bp.in_speedup + (k % v) % bp.in_speedup, ivc[lane].port * bp.out_speedup + i % bp.out_speedup
+            xi, xo = b.k_xi[k], ivc[lane].port * bp.out_speedup + b.port_os[b.k_port[k]]
             b.hold_in[node, xi] = xo
             b.hold_out[node, xo] = xi
             set_queue(b, lane, Q_HOLD)
@@ -335,7 +342,7 @@ def hold_update(s, b, p, bp, topo, t, base, node, n_act):
         kept = ivc[lane].stamp == 1 and (bp.out_buf < 0 or b.of_len[node * p.n_ports + o] < bp.out_buf)
         ivc[lane].stamp = NONE
         if not kept:
-            _drop_hold(b, bp, node, k, v)
+            _drop_hold(b, node, k)
             set_queue(b, lane, Q_SA)
             ivc[lane].sa_grant = 0
             ivc[lane].sa_stamp = NONE
@@ -345,7 +352,7 @@ def hold_update(s, b, p, bp, topo, t, base, node, n_act):
             return ERR_OVERFLOW
         tail = (flit & 1) == 1
         if inl[lane].len == 0 or tail:
-            _drop_hold(b, bp, node, k, v)
+            _drop_hold(b, node, k)
             if inl[lane].len == 0:
                 set_queue(b, lane, Q_NONE)
                 if tail:

@@ -29,7 +29,7 @@ from netsim_fast.flit.booksim.routing import dim_order, pack_route
 from netsim_fast.flit.booksim.state import INT_MAX, NONE, PRI_AGE, PRI_CLASS, PRI_NETWORK_AGE, PRI_SEQUENCE
 from netsim_fast.flit.closed_loop import tail_delivered
 from netsim_fast.flit.eject import complete_phase, deliver
-from netsim_fast.flit.flits import make_flit
+from netsim_fast.flit.flits import later_slot, make_flit
 from netsim_fast.flit.source import pop_source
 from netsim_fast.flit.state import C_FLITS_IN, C_GLOBAL_PHASE, C_QUEUED, ERR_OK, SYNC_LOCAL, SYNC_NONE
 
@@ -60,7 +60,7 @@ def read_terminals(s, b, p, bp, t, w, slot):
 
 
 @njit(**KERNEL_STAGE_JIT)
-def inject(s, b, p, bp, topo, t, w):
+def inject(s, b, p, bp, topo, t, w, slot_now):
     """Each terminal ``term`` (on router ``b.term_node[term]``, at its local port
     ``b.term_port[term]``: ``term // conc`` and ``n_ports - conc + term % conc`` but on an anynet
     file) sends at most one flit; its source queue, injection VC state (``tvc``) and VC choice
@@ -124,7 +124,7 @@ def inject(s, b, p, bp, topo, t, w):
             pkts[pkt].injected = t
         else:
             pkts[pkt].inj_gap += t - pkts[pkt].injected
-        slot = (t + 2) % bp.ring
+        slot = later_slot(slot_now, 2, bp.ring)
         k = b.ev_flit_n[slot]
         b.ev_flit[slot, k, 0] = (node * p.n_ports + local) * v + vc
         b.ev_flit[slot, k, 1] = make_flit(pkt, seq, length)
