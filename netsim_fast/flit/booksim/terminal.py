@@ -94,8 +94,11 @@ def inject(s, b, p, bp, topo, t, w, slot_now):
                 count = v // p.n_ports
                 lo = b.route_out[0] * count
             chosen = NONE
-            for i in range(1, count + 1):
-                vc = lo + (last - lo + i) % count if lo <= last < lo + count else lo
+            in_range, off = lo <= last < lo + count, last - lo
+            for _ in range(count):
+                if in_range:  # lo + (last - lo + i) % count for i = 1 .. count, without a division
+                    off = off + 1 if off + 1 < count else 0
+                vc = lo + off if in_range else lo
                 x = term * v + vc
                 if tvc[x].owner == NONE and tvc[x].occ < p.buf:
                     chosen = vc
