@@ -171,6 +171,10 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list
     first_local = n_ports - p.conc  # local ports: first_local .. n_ports - 1
     first = node * n_ports
     multi = p.classes > 1
+    # the output ports some input requests (a bit each, with fewer than 63 ports): the others
+    # would find no request, so (ii) skips them without scanning the input ports
+    few = n_ports < 63
+    wanted = np.int64(0)
     # (i) each input port picks one lane, round-robin
     for ip in range(n_ports):
         req_out[ip] = NONE
@@ -183,6 +187,8 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list
             if out != NONE and inl[lane].len > 0 and inl[lane].ready <= t:
                 op = outl[out].port
                 if op >= first_local or (outl[out].credits > 0 and ports[first + op].link_free <= t):
+                    if few:
+                        wanted |= np.int64(1) << op
                     if not multi:
                         req_vc[ip] = vc
                         req_out[ip] = out
@@ -198,6 +204,8 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list
     # (ii) each output port grants requests round-robin over input ports (with several classes
     # the highest-priority request first), up to its capacity, one grant at a time
     for op in range(n_ports):
+        if few and ((wanted >> op) & 1) == 0:
+            continue
         capacity = p.eject_rate if op >= first_local else 1
         while capacity > 0:
             ip = _next_request(in_buf, inl, outl, req_vc, req_out, cls, class_pri, multi, first, op,
