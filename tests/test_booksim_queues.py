@@ -1,6 +1,6 @@
-"""The booksim router's stage-queue mask (flit/booksim/queues.py): the VCs a router visits are
-exactly those in some stage queue, in ascending order, and ``--check-invariants`` catches a
-mask that disagrees with the queues."""
+"""The booksim router's stage-queue mask (flit/booksim/queues.py): each stage of a router visits
+exactly the VCs of its queue, in ascending order, and ``--check-invariants`` catches a mask that
+disagrees with the queues."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from netsim_fast.config import Config
 from netsim_fast.flit import state as fs
 from netsim_fast.flit.booksim import state as bs
 from netsim_fast.flit.booksim.driver import BooksimDriver
-from netsim_fast.flit.booksim.queues import set_queue, waiting_vcs
+from netsim_fast.flit.booksim.queues import L_HOLD, L_ROUTE, L_SW, L_VA, set_queue, stage_lists
 from netsim_fast.flit.run import build_params
 from netsim_fast.topologies import build_topology
 from netsim_fast.workloads.packets import FinitePackets
@@ -21,26 +21,31 @@ from netsim_fast.workloads.packets import FinitePackets
 class _Queues:
     """The two fields of the booksim state that queues.py reads and writes."""
 
-    def __init__(self, lanes):
+    def __init__(self, lanes, pv):
         self.ivc = records(lanes, bs.BK_IVC)
         self.qmask = np.zeros(lanes // 32 + 1, np.int64)
+        self.act = np.zeros((4, pv), np.int32)
 
 
+@pytest.mark.parametrize("spec", [False, True])
 @pytest.mark.parametrize("pv", [5, 20, 32, 45, 80])
-def test_waiting_vcs_lists_a_routers_queued_vcs_in_order(pv):
+def test_stage_lists_give_each_stage_its_queued_vcs_in_order(pv, spec):
     """Routers whose lanes straddle the mask's 32-lane words, against a plain filter."""
     rng = np.random.default_rng(pv)
     routers = 7
-    b = _Queues(routers * pv)
-    act = np.zeros(pv, np.int32)
+    b = _Queues(routers * pv, pv)
+    queues = [bs.Q_NONE, bs.Q_ROUTE, bs.Q_VA, bs.Q_SA, bs.Q_HOLD]
     for _ in range(50):
         for _ in range(pv):  # move random VCs between queues
-            set_queue.py_func(b, int(rng.integers(routers * pv)), int(rng.choice([bs.Q_NONE, bs.Q_SA, bs.Q_VA])))
+            set_queue.py_func(b, int(rng.integers(routers * pv)), int(rng.choice(queues)))
         for node in range(routers):
             base = node * pv
-            want = [k for k in range(pv) if b.ivc["queue"][base + k] != bs.Q_NONE]
-            n = waiting_vcs.py_func(b, base, pv, act)
-            assert act[:n].tolist() == want
+            q = b.ivc["queue"][base: base + pv]
+            want = {L_ROUTE: q == bs.Q_ROUTE, L_VA: q == bs.Q_VA, L_HOLD: q == bs.Q_HOLD,
+                    L_SW: (q == bs.Q_SA) | (spec & (q == bs.Q_VA))}
+            counts = stage_lists.py_func(b, base, pv, spec)
+            for row, mask in want.items():
+                assert b.act[row, : counts[row]].tolist() == np.flatnonzero(mask).tolist()
 
 
 def _running_booksim(cycles=40):

@@ -18,7 +18,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
-from netsim_fast.flit.booksim.queues import set_queue, waiting_vcs
+from netsim_fast.flit.booksim.queues import L_ROUTE, L_VA, set_queue, stage_lists
 from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING,
@@ -80,7 +80,7 @@ def read_inputs(s, b, p, bp, topo, t, slot):
 
 
 @njit(**KERNEL_INLINE)
-def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
+def _va_evaluate(s, b, p, bp, t, base, pv, node, n_va):
     """A new VC-allocation batch when none is in flight: requests of every waiting VC, for each
     available VC of its route's range (not full, with vc_busy_when_full), input-side priority
     the route's (0), lowered below every other with vc_prioritize_empty when the VC holds flits
@@ -92,10 +92,8 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     v = p.n_vcs
     if b.node[node].va_due != NONE:
         if b.node[node].va_due == t:
-            for j in range(n_act):
-                lane = base + b.act[j]
-                if ivc[lane].queue != Q_VA:
-                    continue
+            for j in range(n_va):
+                lane = base + b.act[L_VA, j]
                 if ivc[lane].va_stamp == NONE:
                     return ERR_ABORT
                 g = ivc[lane].va_grant
@@ -105,11 +103,9 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     due = t + bp.va_delay - 1
     ins, outs = b.req_in, b.req_out
     n_ins, n_outs = 0, 0  # requesting VCs (ascending, as act) and requested ones
-    for j in range(n_act):
-        k = b.act[j]
+    for j in range(n_va):
+        k = b.act[L_VA, j]
         lane = base + k
-        if ivc[lane].queue != Q_VA:
-            continue
         ivc[lane].va_grant = NONE
         ivc[lane].va_stamp = due
         b.node[node].va_due = due
@@ -153,13 +149,13 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_act):
 
 
 @njit(**KERNEL_INLINE)
-def _route_update(s, b, p, bp, topo, t, base, node, n_act):
+def _route_update(s, b, p, bp, topo, t, base, node, n_rt):
     """The routing batch due now: each head gets its route and waits for an output VC."""
     ivc, inl, in_buf, pkts, out = b.ivc, s.inl, s.in_buf, s.pkt, b.route_out
-    for j in range(n_act):
-        k = b.act[j]
+    for j in range(n_rt):
+        k = b.act[L_ROUTE, j]
         lane = base + k
-        if ivc[lane].queue != Q_ROUTE or ivc[lane].stamp != t:
+        if ivc[lane].stamp != t:
             continue
         pos = inl[lane].head
         pid = in_buf[lane, pos] >> 32
@@ -186,31 +182,25 @@ def _internal_step(s, b, p, bp, topo, t, node):
     v, ports = p.n_vcs, p.n_ports
     pv = ports * v
     base = node * pv
-    # The VCs in some stage queue now, ascending (queues.py): every stage below visits only
-    # these, as a VC joins a queue during the step only from another.
+    # The VCs of each stage's queue now, ascending (queues.py): each stage visits only its own
     act = b.act
-    n_act = waiting_vcs(b, base, pv, act)
-    n_va, n_sa = 0, 0
-    for j in range(n_act):
-        q = ivc[base + act[j]].queue
-        n_va += q == Q_VA
-        n_sa += q == Q_SA
+    n_rt, n_va, n_sw, n_hold = stage_lists(b, base, pv, bp.spec)
     # evaluate: routing (a new batch only when none is in flight), VC and switch allocation
     if bnode[node].rt_due == NONE:
         due = t + bp.routing_delay - 1
-        for j in range(n_act):
-            lane = base + act[j]
-            if ivc[lane].queue == Q_ROUTE and ivc[lane].stamp == NONE:
+        for j in range(n_rt):
+            lane = base + act[L_ROUTE, j]
+            if ivc[lane].stamp == NONE:
                 ivc[lane].stamp = due
                 bnode[node].rt_due = due
     b.step[0] += 1  # this internal step: a speculative switch grant needs a VC grant of the same step
     err = ERR_OK
     if n_va > 0:  # with no VC waiting, VC allocation has nothing to start, check or void
-        err = _va_evaluate(s, b, p, bp, t, base, pv, node, n_act)
+        err = _va_evaluate(s, b, p, bp, t, base, pv, node, n_va)
     if bp.hold:
-        hold_evaluate(s, b, p, base, n_act)
-    if err == ERR_OK and (n_sa > 0 or (bp.spec and n_va > 0)):  # likewise for the switch
-        err = sa_evaluate(s, b, p, bp, t, base, pv, node, n_act)
+        hold_evaluate(s, b, p, base, n_hold)
+    if err == ERR_OK and n_sw > 0:  # likewise for the switch
+        err = sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         s.cnt[C_ERR_LANE] = node
@@ -225,12 +215,12 @@ def _internal_step(s, b, p, bp, topo, t, node):
             xb[node, q, 3] = t + bp.xbar_delay - 1
     # update
     if bnode[node].rt_due == t:
-        _route_update(s, b, p, bp, topo, t, base, node, n_act)
+        _route_update(s, b, p, bp, topo, t, base, node, n_rt)
         bnode[node].rt_due = NONE
     if bnode[node].va_due == t:
         bnode[node].va_due = NONE
-        for j in range(n_act):
-            lane = base + act[j]
+        for j in range(n_va):  # those that joined during this step (from routing) are not due
+            lane = base + act[L_VA, j]
             if ivc[lane].queue != Q_VA or ivc[lane].va_stamp != t:
                 continue
             ivc[lane].va_stamp = NONE  # without a grant: waiting again
@@ -247,9 +237,9 @@ def _internal_step(s, b, p, bp, topo, t, node):
                     ivc[lane].sa_stamp = NONE
     err = ERR_OK
     if bp.hold:
-        err = hold_update(s, b, p, bp, topo, t, base, node, n_act)
+        err = hold_update(s, b, p, bp, topo, t, base, node, n_hold)
     if err == ERR_OK:
-        err = sa_update(s, b, p, bp, topo, t, base, node, n_act)
+        err = sa_update(s, b, p, bp, topo, t, base, node, n_sw)
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         return err

@@ -21,7 +21,7 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE
 from netsim_fast.flit.booksim.allocators.dispatch import allocate
 from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
-from netsim_fast.flit.booksim.queues import set_queue
+from netsim_fast.flit.booksim.queues import L_HOLD, L_SW, set_queue
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
     ERR_ABORT, INT_MIN, NONE, PRI_HOP_COUNT, PRI_NONE, PRI_QUEUE_LENGTH, Q_HOLD, Q_NONE, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE,
@@ -74,7 +74,7 @@ def take_lookahead(s, b, p, bp, topo, lane, info):
 
 
 @njit(**KERNEL_INLINE)
-def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
+def sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw):
     """A new switch-allocation batch when none is in flight (due ``sw_alloc_delay - 1`` cycles
     later): one request per (crossbar input, crossbar output): of the VCs that may request,
     the highest priority, then the one nearest after the crossbar input's round-robin offset;
@@ -88,21 +88,17 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     n_xi, n_xo = ports * ins, ports * outs
     if b.node[node].sa_due != NONE:  # a batch in flight: nothing new starts
         if b.node[node].sa_due == t:
-            for j in range(n_act):
-                lane = base + b.act[j]
-                q = ivc[lane].queue
-                if (q == Q_SA or (bp.spec and q == Q_VA)) and ivc[lane].sa_stamp == NONE:
+            for j in range(n_sw):
+                if ivc[base + b.act[L_SW, j]].sa_stamp == NONE:
                     return ERR_ABORT
-            _recheck(s, b, p, t, base, n_act)
+            _recheck(s, b, p, t, base, n_sw)
         return ERR_OK
     due = t + bp.sa_delay - 1
     pairs, n_pairs = b.sa_pairs, 0  # the (crossbar input, output) pairs requested, in the order first seen
-    for j in range(n_act):
-        k = b.act[j]
+    for j in range(n_sw):
+        k = b.act[L_SW, j]
         lane = base + k
         q = ivc[lane].queue
-        if q != Q_SA and not (bp.spec and q == Q_VA):
-            continue
         ivc[lane].sa_grant = 0
         ivc[lane].sa_spec = 0
         ivc[lane].sa_stamp = due
@@ -168,7 +164,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_act):
     for j in range(n_pairs):
         sa_vc[pairs[j, 0], pairs[j, 1]] = NONE
     if due == t:
-        _recheck(s, b, p, t, base, n_act)
+        _recheck(s, b, p, t, base, n_sw)
     return ERR_OK
 
 
@@ -194,12 +190,12 @@ def _insert_sorted(req, pri, count, row, value, value_pri):
 
 
 @njit(**KERNEL_INLINE)
-def _recheck(s, b, p, t, base, n_act):
+def _recheck(s, b, p, t, base, n_sw):
     """Grants due now (5.9): a speculative grant stands only if this step's VC allocation
     granted the VC an output VC with room; an active VC's grant only if its output VC has room."""
     ivc, ovc = b.ivc, b.ovc
-    for j in range(n_act):
-        lane = base + b.act[j]
+    for j in range(n_sw):
+        lane = base + b.act[L_SW, j]
         if ivc[lane].sa_grant == 0 or ivc[lane].sa_stamp != t:
             continue
         if ivc[lane].state == VC_VA:
@@ -278,15 +274,15 @@ def _drop_hold(b, node, k):
 
 
 @njit(**KERNEL_INLINE)
-def sa_update(s, b, p, bp, topo, t, base, node, n_act):
+def sa_update(s, b, p, bp, topo, t, base, node, n_sw):
     """Granted VCs send their front flit into the crossbar and pass to their next stage."""
     ivc, inl = b.ivc, s.inl
     v = p.n_vcs
     if b.node[node].sa_due != t:
         return ERR_OK
     b.node[node].sa_due = NONE
-    for j in range(n_act):
-        k = b.act[j]
+    for j in range(n_sw):  # those that joined during this step (from VC allocation, a held switch) are not due
+        k = b.act[L_SW, j]
         lane = base + k
         q = ivc[lane].queue
         if not (q == Q_SA or (bp.spec and q == Q_VA)) or ivc[lane].sa_stamp != t:
@@ -319,22 +315,22 @@ def sa_update(s, b, p, bp, topo, t, base, node, n_act):
 
 
 @njit(**KERNEL_INLINE)
-def hold_evaluate(s, b, p, base, n_act):
+def hold_evaluate(s, b, p, base, n_hold):
     """A held connection is kept this cycle while its output VC has room."""
-    for j in range(n_act):
-        lane = base + b.act[j]
+    for j in range(n_hold):
+        lane = base + b.act[L_HOLD, j]
         if b.ivc[lane].queue == Q_HOLD:
             b.ivc[lane].stamp = 1 if b.ovc[s.inl[lane].out].occ < p.buf else 0
 
 
 @njit(**KERNEL_INLINE)
-def hold_update(s, b, p, bp, topo, t, base, node, n_act):
+def hold_update(s, b, p, bp, topo, t, base, node, n_hold):
     """Kept connections move their VC's front flit (unless the output FIFO is at its bound);
     a connection not kept is dropped and its VC requests the switch again."""
     ivc, inl = b.ivc, s.inl
     v = p.n_vcs
-    for j in range(n_act):
-        k = b.act[j]
+    for j in range(n_hold):
+        k = b.act[L_HOLD, j]
         lane = base + k
         if ivc[lane].queue != Q_HOLD or ivc[lane].stamp == NONE:
             continue  # not held, or held only since this cycle's switch update
