@@ -277,7 +277,6 @@ def _drop_hold(b, node, k):
 def sa_update(s, b, p, bp, topo, t, base, node, n_sw):
     """Granted VCs send their front flit into the crossbar and pass to their next stage."""
     ivc, inl = b.ivc, s.inl
-    v = p.n_vcs
     if b.node[node].sa_due != t:
         return ERR_OK
     b.node[node].sa_due = NONE
@@ -328,7 +327,6 @@ def hold_update(s, b, p, bp, topo, t, base, node, n_hold):
     """Kept connections move their VC's front flit (unless the output FIFO is at its bound);
     a connection not kept is dropped and its VC requests the switch again."""
     ivc, inl = b.ivc, s.inl
-    v = p.n_vcs
     for j in range(n_hold):
         k = b.act[L_HOLD, j]
         lane = base + k
