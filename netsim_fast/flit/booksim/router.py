@@ -17,7 +17,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
-from netsim_fast.flit.booksim.allocators.dispatch import allocate
+from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests
 from netsim_fast.flit.booksim.queues import L_ROUTE, L_VA, set_queue, stage_lists
 from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
@@ -88,7 +88,7 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_va):
     ``vc_alloc_delay - 1`` cycles later. When a multi-cycle batch is due, a grant whose output
     VC was taken meanwhile is void, and a VC that began waiting behind the batch is where
     BookSim2 aborts (5.4): ERR_ABORT."""
-    ivc, ovc, in_req, in_n, out_req, out_n = b.ivc, b.ovc, b.in_req, b.in_n, b.out_req, b.out_n
+    ivc, ovc = b.ivc, b.ovc
     v = p.n_vcs
     if b.node[node].va_due != NONE:
         if b.node[node].va_due == t:
@@ -121,30 +121,18 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_va):
                 w += 1
             if ovc[base + o].owner != NONE or (bp.busy_full and ovc[base + o].occ >= p.buf):
                 continue
-            if in_n[k] == 0:
-                ins[n_ins] = k
-                n_ins += 1
-            if out_n[o] == 0:
-                outs[n_outs] = o
-                n_outs += 1
-            in_req[k, in_n[k]] = o
-            b.in_pri[k, in_n[k]] = pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0)
-            in_n[k] += 1
-            out_req[o, out_n[o]] = k
-            b.out_pri[o, out_n[o]] = vc_pri(s, b, p, bp, lane)
-            out_n[o] += 1
+            n_ins, n_outs = add_request(b, k, o, pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0),
+                                        vc_pri(s, b, p, bp, lane), ins, n_ins, outs, n_outs)
     if n_ins == 0:
         return ERR_OK
     allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, ins, n_ins, outs, n_outs, b, b.va_gptr, b.va_aptr, b.va_sc,
              b.va_min, b.va_mout, node)
     for j in range(n_ins):  # only requesting VCs can be matched
         k = ins[j]
-        in_n[k] = 0  # the request counts are back to 0 for the next allocation
         if b.match[k] != NONE:
             ivc[base + k].va_grant = base + b.match[k]
             ivc[base + k].va_step = b.step[0]
-    for j in range(n_outs):
-        out_n[outs[j]] = 0
+    clear_requests(b, ins, n_ins, outs, n_outs)
     return ERR_OK
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE
-from netsim_fast.flit.booksim.allocators.dispatch import allocate
+from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests
 from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
 from netsim_fast.flit.booksim.queues import L_HOLD, L_SW, set_queue
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
@@ -82,7 +82,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw):
     input ``i * IS + vc % IS``; input ``i`` reaches output ``o`` through crossbar output
     ``o * OS + i % OS`` (IS, OS: input and output speedup). Grants due now are re-checked
     (``_recheck``); a VC waiting behind a multi-cycle batch due now is where BookSim2 aborts."""
-    ivc, ovc, inl, in_req, in_n, out_req, out_n, sa_vc = b.ivc, b.ovc, s.inl, b.in_req, b.in_n, b.out_req, b.out_n, b.sa_vc
+    ivc, ovc, inl, sa_vc = b.ivc, b.ovc, s.inl, b.sa_vc
     sa_pri = b.sa_pri
     v, ports, ins, outs = p.n_vcs, p.n_ports, bp.in_speedup, bp.out_speedup
     n_xi, n_xo = ports * ins, ports * outs
@@ -139,14 +139,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw):
     n_xins, n_xouts = 0, 0
     for j in range(n_pairs):
         xi, xo = pairs[j, 0], pairs[j, 1]
-        if in_n[xi] == 0:
-            xins[n_xins] = xi
-            n_xins += 1
-        if out_n[xo] == 0:
-            xouts[n_xouts] = xo
-            n_xouts += 1
-        _insert_sorted(in_req, b.in_pri, in_n, xi, xo, sa_pri[xi, xo])
-        _insert_sorted(out_req, b.out_pri, out_n, xo, xi, sa_pri[xi, xo])
+        n_xins, n_xouts = add_request(b, xi, xo, sa_pri[xi, xo], sa_pri[xi, xo], xins, n_xins, xouts, n_xouts)
     allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, n_xi, n_xo, xins, n_xins, xouts, n_xouts, b, b.sa_gptr, b.sa_aptr,
              b.sa_sc, b.sa_min, b.sa_mout, node)
     for j in range(n_xins):
@@ -158,9 +151,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw):
             ivc[lane].sa_grant = 1
             ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
             b.sa_off[node, xi] = vc + ins - v if vc + ins >= v else vc + ins  # (vc + IS) % V, IS <= V
-        in_n[xi] = 0  # the scratch back to "no request" for the next allocation
-    for j in range(n_xouts):
-        out_n[xouts[j]] = 0
+    clear_requests(b, xins, n_xins, xouts, n_xouts)
     for j in range(n_pairs):
         sa_vc[pairs[j, 0], pairs[j, 1]] = NONE
     if due == t:
@@ -174,19 +165,6 @@ def _after(x, ptr, size):
     (``(x - ptr) mod size``, without a division)."""
     d = x - ptr
     return d + size if d < 0 else d
-
-
-@njit(**KERNEL_INLINE)
-def _insert_sorted(req, pri, count, row, value, value_pri):
-    """Add ``value`` (with its priority) to the ascending list ``req[row, :count[row]]``."""
-    j = count[row]
-    while j > 0 and req[row, j - 1] > value:
-        req[row, j] = req[row, j - 1]
-        pri[row, j] = pri[row, j - 1]
-        j -= 1
-    req[row, j] = value
-    pri[row, j] = value_pri
-    count[row] += 1
 
 
 @njit(**KERNEL_INLINE)

@@ -29,6 +29,45 @@ ARBITERS = {"round_robin": 0, "matrix": 1}
 
 
 @njit(**KERNEL_INLINE)
+def _insert_sorted(req, pri, count, row, value, value_pri):
+    """Add ``value`` (with its priority) to the ascending list ``req[row, :count[row]]``, after
+    any equal value."""
+    j = count[row]
+    while j > 0 and req[row, j - 1] > value:
+        req[row, j] = req[row, j - 1]
+        pri[row, j] = pri[row, j - 1]
+        j -= 1
+    req[row, j] = value
+    pri[row, j] = value_pri
+    count[row] += 1
+
+
+@njit(**KERNEL_INLINE)
+def add_request(b, i, o, in_pri, out_pri, ins, n_ins, outs, n_outs):
+    """Input ``i`` requests output ``o`` (the two sides' priorities): both request lists, kept
+    ascending, and the lists of inputs and outputs with requests (``ins[:n_ins]``,
+    ``outs[:n_outs]``, in the order first seen). Returns the new ``n_ins, n_outs``."""
+    if b.in_n[i] == 0:
+        ins[n_ins] = i
+        n_ins += 1
+    if b.out_n[o] == 0:
+        outs[n_outs] = o
+        n_outs += 1
+    _insert_sorted(b.in_req, b.in_pri, b.in_n, i, o, in_pri)
+    _insert_sorted(b.out_req, b.out_pri, b.out_n, o, i, out_pri)
+    return n_ins, n_outs
+
+
+@njit(**KERNEL_INLINE)
+def clear_requests(b, ins, n_ins, outs, n_outs):
+    """After an allocation: every request count back to 0 for the next one."""
+    for j in range(n_ins):
+        b.in_n[ins[j]] = 0
+    for j in range(n_outs):
+        b.out_n[outs[j]] = 0
+
+
+@njit(**KERNEL_INLINE)
 def _dense(b, n_in, value):
     for i in range(n_in):
         for j in range(b.in_n[i]):
