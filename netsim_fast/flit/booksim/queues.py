@@ -4,8 +4,8 @@ and, per router, which of its VCs wait in one at all.
 ``b.qmask`` holds one bit per VC lane, set while its queue is not ``Q_NONE``: bit ``lane % 32``
 of word ``lane // 32`` (words of 32 lanes keep every value positive, so the same code runs
 compiled and as plain Python). A router's internal step then visits only its waiting VCs, in
-ascending order, rather than scanning all P x V of them: at 30 % of capacity a 16x16 torus
-router with 20 VCs has about two waiting. ``set_queue`` is the one place a VC's queue changes.
+ascending order, rather than scanning all P x V of them (below saturation few wait).
+``set_queue`` is the one place a VC's queue changes.
 
 ``stage_lists`` sorts them, once per internal step, into one list per stage (rows of
 ``b.act``), so that each stage visits only the VCs of its queue. A stage reads its list after
