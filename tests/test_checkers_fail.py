@@ -156,12 +156,12 @@ def test_idle_routers_are_unmarked_and_busy_ones_marked():
 
 
 @pytest.mark.parametrize("router", ["lanes", "iq"])
-@pytest.mark.parametrize("field", ["waiting", "unrouted", "held_vcs"])
+@pytest.mark.parametrize("field", ["waiting", "unrouted", "held_vcs", "wait_bits"])
 def test_a_router_count_its_lanes_contradict_is_caught_and_named(router, field):
-    """Routing and VC allocation stop scanning a router's lanes after ``node.waiting`` (and
-    ``node.unrouted``) of them, and the link stage visits only the output lanes a port's
-    ``held_vcs`` marks, so a count below the lanes' would leave a header or a flit unserved:
-    the debug checks compare them with the lanes every cycle."""
+    """Routing and VC allocation visit only the lanes a router's ``wait_bits`` mark (the routing
+    units stop after ``node.unrouted`` of them), and the link stage only the output lanes a
+    port's ``held_vcs`` marks, so a missing mark or a count below the lanes' would leave a
+    header or a flit unserved: the debug checks compare them with the lanes every cycle."""
     cfg, topo, params, state = _running_state(router)
     node = int(np.argmax(state.node["waiting"][: params.n_nodes]))
     if field == "held_vcs":
@@ -169,6 +169,9 @@ def test_a_router_count_its_lanes_contradict_is_caught_and_named(router, field):
             pytest.skip("the iq router has no output lanes")
         link = node * params.n_ports + int(np.argmin(state.port["held_vcs"][node * params.n_ports:][:params.n_ports]))
         state.port["held_vcs"][link] ^= 1 << (params.n_vcs - 1)  # a lane's mark flipped
+    elif field == "wait_bits":
+        word = int(np.flatnonzero(state.wait_bits[node])[0])
+        state.wait_bits[node, word] &= state.wait_bits[node, word] - 1  # a waiting lane's mark lost
     else:
         state.node[field][node] += 1
     err = advance(state, params, topo.arrays, 80)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
-from netsim_fast.flit.flits import connect, flit_packet, flit_priority
+from netsim_fast.flit.flits import connect, flit_packet, flit_priority, next_waiting_in_round
 from netsim_fast.flit.route import candidate_rows
 from netsim_fast.flit.state import (
     C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, ERR_NO_ROUTE, ERR_OK, NONE, ROUTER_LANES, VC_ALLOC_AGE, VC_ALLOC_RR,
@@ -126,8 +126,8 @@ def _priority_first(inl, in_buf, va_lane, n, cls, class_pri):
 
 
 @njit(**KERNEL_INLINE)
-def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn_list, rows, va_lane, cnt, radix, wrap,
-                 coord, dim_port, route_mask, p, t, node):
+def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn_list, wait_bits, rows, va_lane, cnt,
+                 radix, wrap, coord, dim_port, route_mask, p, t, node):
     """Stage 7 (b) at one router: routed headers request output VCs, oldest packet first (or
     round-robin). Returns an error code."""
     n_ports, v = p.n_ports, p.n_vcs
@@ -147,17 +147,10 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn
     nodes[node].va_wake = 0
     start = nodes[node].rr_va if p.vc_alloc == VC_ALLOC_RR else 0
     n = 0
-    unseen = nodes[node].waiting  # lanes whose header waits, routed or not: the scan ends after the last
-    for j in range(per_node):
-        if unseen == 0:
-            break
-        li = start + j
-        if li >= per_node:
-            li -= per_node
+    k, li = next_waiting_in_round(wait_bits, node, per_node, start, 0)  # the lanes whose header waits
+    while k != NONE:
         lane = base + li
-        if inl[lane].out != NONE or inl[lane].len == 0:
-            continue
-        unseen -= 1
+        k, li = next_waiting_in_round(wait_bits, node, per_node, start, k + 1)
         if inl[lane].route_done == NONE:
             continue
         if inl[lane].route_done > t:
@@ -197,7 +190,7 @@ def allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, kind, cls, class_pri, conn
                             pkts[pkt].len, lane - base >= first_local * v, p.inject_mask, p.atomic_mask,
                             first_local)
         if out != NONE:
-            connect(inl, outl, nodes, conn_list, lane, node, out)
+            connect(inl, outl, nodes, conn_list, wait_bits, lane, node, out)
             # usable from the next cycle, and not before this lane's crossbar path is free again
             if inl[lane].ready < t + 1:
                 inl[lane].ready = t + 1

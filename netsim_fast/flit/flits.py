@@ -5,7 +5,8 @@
   looked up at every hop;
 - input lanes (``push_input``, ``pop_input``): ring FIFOs in ``s.in_buf`` described by
   ``s.inl``; a head reaching the front of an idle lane counts in ``s.node`` as waiting for
-  routing (``waiting``, ``unrouted``);
+  routing (``waiting``, ``unrouted``) and sets the lane's bit in ``s.wait_bits``, which
+  ``next_waiting`` scans;
 - the event rings (``schedule_flit``, ``schedule_credit``): a flit or a credit in flight is
   written into ``s.ev_flit`` / ``s.ev_credit`` at the ring slot of its arrival cycle, where
   stage 1 (flit/traverse.py) takes it; ``later_slot`` adds a long wire's extra cycles;
@@ -22,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from netsim_fast._bits import lowest_set_bit
 from netsim_fast._jit import KERNEL_JIT
 from netsim_fast.flit.state import NONE
 
@@ -86,8 +88,49 @@ def vc_bit(vc):
 
 
 @njit(**KERNEL_JIT)
-def push_input(inl, in_buf, nodes, lane, flit, t):
-    """Append a flit to an input lane; a head reaching the front of an idle lane waits for routing."""
+def set_waiting(wait_bits, node, li):
+    """Input lane ``li`` (its index within router ``node``) now holds a header waiting for
+    routing or an output VC (``s.wait_bits``)."""
+    wait_bits[node, li >> 6] |= np.int64(1) << (li & 63)
+
+
+@njit(**KERNEL_JIT)
+def next_waiting(wait_bits, node, li):
+    """The first lane of router ``node`` from index ``li`` on whose header waits, NONE if none."""
+    w = li >> 6
+    if w >= wait_bits.shape[1]:
+        return NONE
+    bits = wait_bits[node, w] & (np.int64(-1) << (li & 63))
+    while bits == 0:
+        w += 1
+        if w == wait_bits.shape[1]:
+            return NONE
+        bits = wait_bits[node, w]
+    return (w << 6) + lowest_set_bit(bits)
+
+
+@njit(**KERNEL_JIT)
+def next_waiting_in_round(wait_bits, node, per_node, start, k):
+    """A round-robin scan of the router's ``per_node`` input lanes from index ``start`` visits
+    lane ``start + k`` (wrapped) at step ``k``: the first step from ``k`` on whose lane holds a
+    waiting header, and that lane's index, or (NONE, NONE). The routing and allocation passes
+    visit only those lanes, in the order of the scan of every lane they replace."""
+    li = start + k
+    if li < per_node:
+        found = next_waiting(wait_bits, node, li)
+        if found != NONE:
+            return found - start, found
+        li = per_node
+    found = next_waiting(wait_bits, node, li - per_node)
+    if found != NONE and found < start:
+        return found + per_node - start, found
+    return NONE, NONE
+
+
+@njit(**KERNEL_JIT)
+def push_input(inl, in_buf, nodes, wait_bits, per_node, lane, flit, t):
+    """Append a flit to an input lane; a head reaching the front of an idle lane waits for
+    routing (``per_node``: a router's input lanes)."""
     n = inl[lane].len
     pos = inl[lane].head + n
     if pos >= in_buf.shape[1]:
@@ -101,6 +144,7 @@ def push_input(inl, in_buf, nodes, lane, flit, t):
         if inl[lane].out == NONE:
             nodes[node].waiting += 1
             nodes[node].unrouted += 1
+            set_waiting(wait_bits, node, lane - node * per_node)
 
 
 @njit(**KERNEL_JIT)
@@ -138,8 +182,11 @@ def schedule_flit(ev_flit, ev_flit_n, lane, flit, slot):
 
 
 @njit(**KERNEL_JIT)
-def connect(inl, outl, nodes, conn_list, lane, node, out):
-    """Bind input ``lane`` to output lane/VC ``out`` and list it among the router's connections."""
+def connect(inl, outl, nodes, conn_list, wait_bits, lane, node, out):
+    """Bind input ``lane`` to output lane/VC ``out`` and list it among the router's connections;
+    its header no longer waits."""
+    li = lane - node * conn_list.shape[1]
+    wait_bits[node, li >> 6] &= ~(np.int64(1) << (li & 63))
     inl[lane].out = out
     outl[out].owner = lane
     k = nodes[node].conn_n
@@ -149,7 +196,7 @@ def connect(inl, outl, nodes, conn_list, lane, node, out):
 
 
 @njit(**KERNEL_JIT)
-def release_connection(inl, outl, nodes, conn_list, lane, node, out):
+def release_connection(inl, outl, nodes, conn_list, wait_bits, lane, node, out):
     """The tail left ``lane``: free the output lane/VC; a following head now waits for routing.
     The last connection of the router's list takes the freed position."""
     outl[out].owner = NONE
@@ -159,6 +206,7 @@ def release_connection(inl, outl, nodes, conn_list, lane, node, out):
     if inl[lane].len > 0:
         nodes[node].waiting += 1
         nodes[node].unrouted += 1
+        set_waiting(wait_bits, node, lane - node * conn_list.shape[1])
     k = inl[lane].conn_pos
     last = nodes[node].conn_n - 1
     moved = conn_list[node, last]

@@ -128,24 +128,28 @@ def _check_invariants(s, p, topo, t):
 
 @njit(**KERNEL_STAGE_JIT)
 def _check_counts(s, p, t):
-    """Every router's ``waiting`` and ``unrouted`` counts are its lanes' (routing and VC
-    allocation stop scanning a router's lanes once they have seen that many), and (lanes) each
-    port's ``held_vcs`` marks exactly its output lanes holding flits (the link stage visits
-    only those)."""
-    inl, outl, nodes, ports = s.inl, s.outl, s.node, s.port
+    """Every router's ``waiting`` and ``unrouted`` counts are its lanes', its ``wait_bits``
+    mark exactly its lanes whose header waits (routing and VC allocation visit only those), and
+    (lanes) each port's ``held_vcs`` marks exactly its output lanes holding flits (the link
+    stage visits only those)."""
+    inl, outl, nodes, ports, wait_bits = s.inl, s.outl, s.node, s.port, s.wait_bits
     per_router = p.n_ports * p.n_vcs
     check_held = p.router == ROUTER_LANES
     for node in range(p.n_nodes):
         waiting = unrouted = 0
-        held_ok = True
+        marks_ok = True
         for lane in range(node * per_router, node * per_router + per_router):
-            if inl[lane].out == NONE and inl[lane].len > 0:
+            li = lane - node * per_router
+            waits = inl[lane].out == NONE and inl[lane].len > 0
+            if waits != (((wait_bits[node, li >> 6] >> (li & 63)) & 1) == 1):
+                marks_ok = False
+            if waits:
                 waiting += 1
                 if inl[lane].route_done == NONE:
                     unrouted += 1
             if check_held and ((ports[outl[lane].link].held_vcs >> outl[lane].vc) & 1) != (outl[lane].len > 0):
-                held_ok = False
-        if waiting != nodes[node].waiting or unrouted != nodes[node].unrouted or not held_ok:
+                marks_ok = False
+        if waiting != nodes[node].waiting or unrouted != nodes[node].unrouted or not marks_ok:
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = node * per_router  # its first lane names the router
             return ERR_COUNT
@@ -217,6 +221,7 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
     """
     inl, in_buf, outl, ol_buf, ports, nodes, pkts = s.inl, s.in_buf, s.outl, s.ol_buf, s.port, s.node, s.pkt
     conn_list, route_free, inj, route_mask, mid = s.conn_list, s.route_free, s.inj, s.route_mask, s.mid
+    wait_bits = s.wait_bits
     cls, class_pri, class_level, q_last = s.cls, s.class_pri, s.class_level, s.q_last
     radix, wrap, coord, dim_port = topo.radix, topo.wrap, topo.coord, topo.dim_port
     lanes_router = p.router == ROUTER_LANES
@@ -235,22 +240,22 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
                                        s.born, p, t, w, node)
                         link_node(outl, ol_buf, ports, nodes, pkts, cls, class_pri, ev_flit, ev_flit_n, ts_link, cnt,
                                   p, t, w, arrival_slot, node)
-                        crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p,
-                                      t, credit_slot, node)
+                        crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, wait_bits, ev_credit,
+                                      ev_credit_n, p, t, credit_slot, node)
                 elif p.uses_iq:
-                    switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out,
-                                ev_flit, ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t,
-                                w, arrival_slot, credit_slot, eject_slot, node)
+                    switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, wait_bits, req_vc,
+                                req_out, ev_flit, ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt,
+                                p, t, w, arrival_slot, credit_slot, eject_slot, node)
             if nodes[node].waiting > 0:
-                route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, s.kind, route_free, rows, radix, wrap,
-                              coord, dim_port, topo.nbr, route_mask, p, t, node)
-                err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, s.kind, cls, class_pri, conn_list, rows,
-                                   va_lane, cnt, radix, wrap, coord, dim_port, route_mask, p, t, node)
+                route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, s.kind, wait_bits, route_free, rows, radix,
+                              wrap, coord, dim_port, topo.nbr, route_mask, p, t, node)
+                err = allocate_vcs(inl, in_buf, outl, nodes, pkts, mid, s.kind, cls, class_pri, conn_list, wait_bits,
+                                   rows, va_lane, cnt, radix, wrap, coord, dim_port, route_mask, p, t, node)
                 if err != ERR_OK:
                     return err
             for term in range(node * p.conc, node * p.conc + p.conc):
-                inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p,
-                            t, w, node, term)
+                inject_node(inl, in_buf, nodes, wait_bits, pkts, inj, ts_injected, cnt, cls, class_pri, class_level,
+                            q_last, p, t, w, node, term)
             if nodes[node].flits == 0:  # idle unless a terminal has packets queued or bound
                 idle = True
                 for term in range(node * p.conc, node * p.conc + p.conc):

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT
-from netsim_fast.flit.flits import flit_packet, port_bit
+from netsim_fast.flit.flits import flit_packet, next_waiting_in_round, port_bit
 from netsim_fast.flit.state import KIND_READ_REPLY, NONE
 from netsim_fast.routing import DEST_TAG, DIM_ADAPTIVE, DOR_NODATELINE, TABLE, UGAL_G, UGAL_L, UPDOWN, VALIANT
 from netsim_fast.routing.dispatch import table_next_hops
@@ -81,22 +81,22 @@ def _rows(p, radix, wrap, coord, dim_port, route_mask, node, pkts, mid, pkt, row
 
 
 @njit(**KERNEL_INLINE)
-def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, kind, route_free, rows, radix, wrap, coord, dim_port,
-                  nbr, route_mask, p, t, node):
+def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, kind, wait_bits, route_free, rows, radix, wrap, coord,
+                  dim_port, nbr, route_mask, p, t, node):
     """Stage 7 (a) at one router: free routing units compute the routes of new headers,
-    round-robin."""
+    round-robin: the router's waiting lanes (``wait_bits``) from ``rr_route`` on, wrapping
+    round, which is the order of a scan of every lane."""
     per_node = p.n_ports * p.n_vcs
     base = node * per_node
     # (a) route computation: a unit is busy T_routing cycles per header; the candidates and
     # the packet's age are noted in the lane for the allocation passes
     if nodes[node].unrouted > 0:
-        li = nodes[node].rr_route
-        for _j in range(per_node):
+        start = nodes[node].rr_route
+        k, li = next_waiting_in_round(wait_bits, node, per_node, start, 0)
+        while k != NONE:
             lane = base + li
-            li += 1
-            if li == per_node:
-                li = 0
-            if inl[lane].out != NONE or inl[lane].len == 0 or inl[lane].route_done != NONE:
+            k, li = next_waiting_in_round(wait_bits, node, per_node, start, k + 1)
+            if inl[lane].route_done != NONE:
                 continue
             if p.headers > 0:
                 unit = NONE
@@ -123,7 +123,7 @@ def route_headers(inl, in_buf, outl, ports, nodes, pkts, mid, kind, route_free, 
             for r in range(n_rows):
                 cand |= port_bit(rows[r, 0])
             inl[lane].cand = cand
-            nodes[node].rr_route = li
+            nodes[node].rr_route = lane - base + 1 if lane - base + 1 < per_node else 0
             nodes[node].unrouted -= 1
             nodes[node].va_wake = 1
             if nodes[node].unrouted == 0:  # no other lane holds an unrouted header: stop scanning

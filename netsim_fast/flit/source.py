@@ -116,8 +116,8 @@ def pop_source(nodes, pkts, q_last, cls, class_level, classes, term):
 
 
 @njit(**KERNEL_INLINE)
-def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p, t, w,
-                node, term):
+def inject_node(inl, in_buf, nodes, wait_bits, pkts, inj, ts_injected, cnt, cls, class_pri, class_level, q_last, p,
+                t, w, node, term):
     """Stage 8 at terminal ``term`` of router ``node``: bind the queue's head packet to the
     lowest free lane of the terminal's local port, then write one flit."""
     v = p.n_vcs
@@ -156,7 +156,7 @@ def inject_node(inl, in_buf, nodes, pkts, inj, ts_injected, cnt, cls, class_pri,
         if pkt != NONE and inl[lane].len < p.buf:
             seq = inj[term, vc].sent
             length = pkts[pkt].len
-            push_input(inl, in_buf, nodes, lane, make_flit(pkt, seq, length), t)
+            push_input(inl, in_buf, nodes, wait_bits, p.n_ports * p.n_vcs, lane, make_flit(pkt, seq, length), t)
             if seq == 0:
                 pkts[pkt].injected = t
             else:

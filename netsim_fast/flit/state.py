@@ -249,6 +249,7 @@ class FlitState(NamedTuple):
                               # (src_*, queued, bound, rr_inject, rr_eject, phase) at the terminal's
                               # (T = N * conc terminals; the same record when conc is 1)
     conn_list: np.ndarray     # int32[N, P*V] connected input lanes of each router (first conn_n)
+    wait_bits: np.ndarray     # int64[N, ceil(P*V / 64)] bit li: the router's input lane li holds a waiting header
     route_free: np.ndarray    # int64[N, max(H,1)] cycle each routing unit is free again
     inj: np.ndarray           # INJ[T, V] packet bound to each local input lane of each terminal
     route_mask: np.ndarray    # uint8[N (dst), N (node), W] allowed ports of a table routing (else empty)
@@ -358,6 +359,7 @@ def new_state(topo, p: FlitParams, packet_capacity: int, windows: int, route_mas
         port=_records(n * ports, PORT),
         node=node,
         conn_list=aligned.zeros((n, ports * v), i4, huge=True),
+        wait_bits=np.zeros((n, -(-(ports * v) // 64)), i8),
         route_free=np.zeros((n, max(p.headers, 1)), i8),
         inj=inj,
         route_mask=route_mask if route_mask is not None else np.zeros((0, 0, 1), np.uint8),
@@ -449,11 +451,9 @@ def ensure_window_capacity(state: FlitState, windows: int) -> FlitState:
     if windows <= cap:
         return state
     size = max(windows, 2 * cap)
-    grown = {}
-    for name in _window_arrays(1):
-        arr = np.zeros(size, np.int64)
+    grown = {name: np.zeros(size, np.int64) for name in _window_arrays(1)}
+    for name, arr in grown.items():
         arr[:cap] = getattr(state, name)
-        grown[name] = arr
     return state._replace(**grown)
 
 

@@ -34,22 +34,23 @@ from netsim_fast.flit.state import C_FLIT_HOPS, NONE
 @njit(**KERNEL_STAGE_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
-    arrive_range(s.inl, s.in_buf, s.node, s.outl, s.active, p, t, 0, s.inl.shape[0], s.ev_flit[slot],
+    arrive_range(s.inl, s.in_buf, s.node, s.wait_bits, s.outl, s.active, p, t, 0, s.inl.shape[0], s.ev_flit[slot],
                  s.ev_flit_n[slot], s.ev_credit[slot], s.ev_credit_n[slot])
     s.ev_flit_n[slot] = 0
     s.ev_credit_n[slot] = 0
 
 
 @njit(**KERNEL_INLINE)
-def arrive_range(inl, in_buf, nodes, outl, active, p, t, first, last, flits, n_flits, credits, n_credits):
+def arrive_range(inl, in_buf, nodes, wait_bits, outl, active, p, t, first, last, flits, n_flits, credits, n_credits):
     """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
     that go to lanes ``first .. last - 1``: all of them (``arrivals``), or one thread's routers'
     (flit/parallel.py). A flit marks its router active; a credit does not (a router without
     flits has no use for it until a flit arrives)."""
+    per_node = p.n_ports * p.n_vcs
     for i in range(n_flits):
         lane = flits[i, 0]
         if lane >= first and lane < last:
-            push_input(inl, in_buf, nodes, lane, flits[i, 1], t)
+            push_input(inl, in_buf, nodes, wait_bits, per_node, lane, flits[i, 1], t)
             active[inl[lane].node] = 1
     for i in range(n_credits):
         out = credits[i]
@@ -128,7 +129,8 @@ def _link_choice(outl, ol_buf, held, base, vc, v, t_crossbar, t):
 
 
 @njit(**KERNEL_INLINE)
-def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit, ev_credit_n, p, t, credit_slot, node):
+def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, wait_bits, ev_credit, ev_credit_n, p, t,
+                  credit_slot, node):
     """Stage 5 at one router: every usable connection moves its front flit into its output
     lane if there is room. Connections are independent (own input lane, own output lane), so
     the list's order does not matter; a released connection is replaced by the list's last."""
@@ -156,12 +158,12 @@ def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, ev_credit,
         slot = credit_slot if p.wire_max == 0 or up == NONE else later_slot(credit_slot, outl[up].wire, p.ring)
         schedule_credit(ev_credit, ev_credit_n, up, slot)
         if is_tail(flit):
-            release_connection(inl, outl, nodes, conn_list, lane, node, out)
+            release_connection(inl, outl, nodes, conn_list, wait_bits, lane, node, out)
             k -= 1  # the list's last connection moved into this position
 
 
 @njit(**KERNEL_INLINE)
-def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, req_vc, req_out, ev_flit,
+def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list, wait_bits, req_vc, req_out, ev_flit,
                 ev_flit_n, ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, cnt, p, t, w, arrival_slot,
                 credit_slot, eject_slot, node):
     """Separable input-first switch allocation and traversal at one router (iq: stages 3-5).
@@ -233,7 +235,7 @@ def switch_node(inl, in_buf, outl, ports, nodes, pkts, cls, class_pri, conn_list
                 if is_head(flit):
                     pkts[flit_packet(flit)].hops += 1
             if is_tail(flit):
-                release_connection(inl, outl, nodes, conn_list, lane, node, out)
+                release_connection(inl, outl, nodes, conn_list, wait_bits, lane, node, out)
             ports[first + ip].rr_sa_in = 0 if req_vc[ip] + 1 == v else req_vc[ip] + 1
             ports[first + op].rr_sa_out = 0 if ip + 1 == n_ports else ip + 1
             req_out[ip] = NONE
