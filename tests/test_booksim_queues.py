@@ -1,6 +1,7 @@
-"""The booksim router's stage-queue mask (flit/booksim/queues.py): each stage of a router visits
-exactly the VCs of its queue, in ascending order, and ``--check-invariants`` catches a mask that
-disagrees with the queues."""
+"""The booksim router's stage-queue mask (flit/booksim/queues.py) and port masks
+(flit/booksim/ports.py): each stage of a router visits exactly the VCs of its queue, and stage
+12 and the write phase the ports with something to pass on, in ascending order; and
+``--check-invariants`` catches a mask that disagrees with the queues or the ports."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from netsim_fast.config import Config
 from netsim_fast.flit import state as fs
 from netsim_fast.flit.booksim import state as bs
 from netsim_fast.flit.booksim.driver import BooksimDriver
+from netsim_fast.flit.booksim.invariants import check_invariants
+from netsim_fast.flit.booksim.ports import SHARED, mark_port, next_marked_port, unmark_port
 from netsim_fast.flit.booksim.queues import L_HOLD, L_ROUTE, L_SW, L_VA, set_queue, stage_lists
 from netsim_fast.flit.run import build_params
 from netsim_fast.topologies import build_topology
@@ -48,10 +51,10 @@ def test_stage_lists_give_each_stage_its_queued_vcs_in_order(pv, spec):
                 assert b.act[row, : counts[row]].tolist() == np.flatnonzero(mask).tolist()
 
 
-def _running_booksim(cycles=40):
+def _running_booksim(cycles=40, **router):
     """A 4x4 torus on the booksim router mid-way through a finite workload, invariants on."""
     cfg = Config(topology="torus", k=4, router="booksim", routing="dim_order", pattern="random", messages=20,
-                 packet_flits=6, check_invariants=True)
+                 packet_flits=6, check_invariants=True, **router)
     topo = build_topology(cfg)
     rng = np.random.default_rng(3)
     n = 16 * 20
@@ -74,3 +77,47 @@ def test_a_queued_vc_missing_from_the_mask_is_caught_and_named():
     driver.b.qmask[lane >> 5] &= ~(1 << (lane & 31))  # the router would no longer visit it
     assert driver.advance(state, params, topo.arrays, 80) == fs.ERR_CONSERVATION
     assert int(state.cnt[fs.C_ERR_LANE]) == lane
+
+
+@pytest.mark.parametrize("ports", [5, 30, 31, 32, 45])
+def test_marked_ports_are_visited_in_order_and_shared_ones_all(ports):
+    """Against a plain list: the ports marked, ascending, and with any port from SHARED on
+    marked, every port from SHARED on (they share a bit, which stays once set)."""
+    rng = np.random.default_rng(ports)
+    busy = set()
+    mask = 0
+    for _ in range(200):
+        port = int(rng.integers(ports))
+        if rng.random() < 0.5:
+            busy.add(port)
+            mask = mark_port.py_func(mask, port)
+        elif port in busy:
+            busy.discard(port)
+            mask = unmark_port.py_func(mask, port)
+        shared = any(q >= SHARED for q in busy) or (mask >> SHARED) & 1
+        want = sorted(q for q in busy if q < SHARED) + (list(range(SHARED, ports)) if shared else [])
+        seen, port = [], bs.NONE
+        while (port := next_marked_port.py_func(mask, port, ports)) != bs.NONE:
+            seen.append(port)
+        assert seen == want
+
+
+@pytest.mark.parametrize("field", ["cq_ports", "of_ports"])
+def test_a_busy_port_missing_from_its_mask_is_caught_and_named(field):
+    """Two internal steps and two flits out of a port per cycle let credit messages and output
+    FIFOs hold something from one cycle to the next (with speedups of 1 the write phase empties
+    them every cycle)."""
+    topo, params, state, driver = _running_booksim(internal_speedup=2.0, output_speedup=2, input_speedup=2)
+    queued = driver.b.cq_len if field == "cq_ports" else driver.b.of_len
+    t = int(state.cnt[fs.C_CYCLE])
+    while not queued.any():
+        t += 1
+        assert t < 400, "a port should hold something between cycles"
+        assert driver.advance(state, params, topo.arrays, t) == fs.ERR_OK
+    f = int(np.flatnonzero(queued)[0])
+    node, port = divmod(f, params.n_ports)
+    driver.b.node[field][node] &= ~(1 << port)  # the write phase would no longer visit the port
+    # checked at once: the next flit or credit message for the port would mark it again
+    b = driver.b
+    assert check_invariants(state, b, params, driver.bp, t, b.dbg_held, b.dbg_terminal) == fs.ERR_COUNT
+    assert int(state.cnt[fs.C_ERR_LANE]) == node * params.n_ports * params.n_vcs

@@ -411,7 +411,7 @@ def describe_error(err: int, state, params, topo, knot: list | None = None) -> s
         fs.ERR_IDLE: (f"router {lane // (params.n_ports * params.n_vcs)} holds flits or packets to inject at "
                       f"cycle {t} but is not marked active (the router stages would skip it)"),
         fs.ERR_COUNT: (f"router {lane // (params.n_ports * params.n_vcs)}'s bookkeeping disagrees with its lanes at "
-                       f"cycle {t} (its waiting or unrouted headers, or the output lanes holding flits)"),
+                       f"cycle {t} (the counts and marks that let its stages skip idle lanes and ports)"),
         fs.ERR_CAPACITY: f"closed loop: no record free for a request, a reply or a delivered tail at cycle {t}",
         fs.ERR_NO_ROUTE: (f"routing gave no candidate for a packet from node {int(state.pkt['src'][pkt])} to "
                           f"{int(state.pkt['dst'][pkt])} at cycle {t} on {_lane_name(lane, params, topo)}"),

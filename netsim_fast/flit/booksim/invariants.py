@@ -9,7 +9,9 @@
   for the ejection port (its terminal returns a credit per flit) and the terminal's view of
   the injection VCs;
 - no input VC holds more than ``--buf`` flits, and each VC's bit in ``b.qmask`` (the VCs a
-  router visits, queues.py) is set exactly when it waits in a stage queue.
+  router visits, queues.py) is set exactly when it waits in a stage queue;
+- each router's port masks (ports.py) mark exactly its ports with credit messages queued and
+  with flits in their output FIFO (ports sharing a bit: the bit is set if one of them has).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_STAGE_JIT
+from netsim_fast.flit.booksim.ports import SHARED
 from netsim_fast.flit.booksim.state import Q_NONE
-from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLITS_IN, C_FLITS_OUT, ERR_CONSERVATION, ERR_CREDIT, \
-    ERR_OK, ERR_OVERFLOW
+from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLITS_IN, C_FLITS_OUT, ERR_CONSERVATION, ERR_COUNT, \
+    ERR_CREDIT, ERR_OK, ERR_OVERFLOW
 
 
 @njit(**KERNEL_STAGE_JIT)
@@ -98,4 +101,27 @@ def check_invariants(s, b, p, bp, t, held, scratch):
     if s.cnt[C_FLITS_IN] != s.cnt[C_FLITS_OUT] + buffered + on_links:
         s.cnt[C_ERR_CYCLE] = t
         return ERR_CONSERVATION
+    return _check_port_marks(s, b, p, t)
+
+
+@njit(**KERNEL_STAGE_JIT)
+def _check_port_marks(s, b, p, t):
+    """The port masks of every router against its credit FIFOs and output FIFOs; no credit
+    message left over from an internal step."""
+    ports = p.n_ports
+    for node in range(p.n_nodes):
+        ok = b.node[node].cmsg_ports == 0
+        for port in range(ports):
+            f = node * ports + port
+            bit = min(port, SHARED)
+            for mask, busy in ((b.node[node].cq_ports, b.cq_len[f] > 0), (b.node[node].of_ports, b.of_len[f] > 0)):
+                marked = ((mask >> bit) & 1) == 1
+                if (busy and not marked) or (port < SHARED and marked and not busy):
+                    ok = False
+            if b.cmsg[node, port] != 0:
+                ok = False
+        if not ok:
+            s.cnt[C_ERR_CYCLE] = t
+            s.cnt[C_ERR_LANE] = node * ports * p.n_vcs  # its first lane names the router
+            return ERR_COUNT
     return ERR_OK

@@ -18,6 +18,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests
+from netsim_fast.flit.booksim.ports import mark_port, next_marked_port, unmark_port
 from netsim_fast.flit.booksim.queues import L_ROUTE, L_VA, set_queue, stage_lists
 from netsim_fast.flit.booksim.routefns import route_typed
 from netsim_fast.flit.booksim.state import (
@@ -245,8 +246,15 @@ def _internal_step(s, b, p, bp, topo, t, node):
             q -= bp.of_cap
         b.of[f, q, 0], b.of[f, q, 1], b.of[f, q, 2], b.of[f, q, 3] = flit, o, ph, pri
         b.of_len[f] += 1
+        bnode[node].of_ports = mark_port(bnode[node].of_ports, f - node * ports)
     # stage 12: this step's credits, one message per input port, join the port's credit FIFO
-    for port in range(ports):
+    marked = bnode[node].cmsg_ports
+    bnode[node].cmsg_ports = 0
+    port = NONE
+    while True:
+        port = next_marked_port(marked, port, ports)
+        if port == NONE:
+            break
         msg = b.cmsg[node, port]
         if msg != 0:
             c = node * ports + port
@@ -258,6 +266,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
                 q -= b.cq.shape[1]
             b.cq[c, q] = msg
             b.cq_len[c] += 1
+            bnode[node].cq_ports = mark_port(bnode[node].cq_ports, port)
             bnode[node].credits_queued += 1
             b.cmsg[node, port] = 0
     return ERR_OK
@@ -282,14 +291,22 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
     cycle's ring slot (every delay is shorter than the ring)."""
     ports, v, conc = p.n_ports, p.n_vcs, p.conc
     first_local = ports - conc  # local port first_local + c: terminal port_term[node * conc + c]
-    for port in range(ports):  # one credit message per input port: every VC it lists
+    bnode = b.node
+    marked = bnode[node].cq_ports
+    port = NONE
+    while True:  # one credit message per input port: every VC it lists
+        port = next_marked_port(marked, port, ports)
+        if port == NONE:
+            break
         c = node * ports + port
         if b.cq_len[c] == 0:
             continue
         msg = b.cq[c, b.cq_head[c]]
         b.cq_head[c] = 0 if b.cq_head[c] + 1 == b.cq.shape[1] else b.cq_head[c] + 1
         b.cq_len[c] -= 1
-        b.node[node].credits_queued -= 1
+        if b.cq_len[c] == 0:
+            bnode[node].cq_ports = unmark_port(bnode[node].cq_ports, port)
+        bnode[node].credits_queued -= 1
         for vc in range(v):
             if (msg >> vc) & 1:
                 if port >= first_local:  # the terminal applies it two cycles later
@@ -301,7 +318,12 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
                     slot = later_slot(now, b.lat[b.lane_port[up]] + 1 + bp.credit_delay, bp.ring)
                     b.ev_cred[slot, b.ev_cred_n[slot]] = up
                     b.ev_cred_n[slot] += 1
-    for port in range(ports):
+    marked = bnode[node].of_ports
+    port = NONE
+    while True:  # each output port's FIFO sends its front flit
+        port = next_marked_port(marked, port, ports)
+        if port == NONE:
+            break
         f = node * ports + port
         if b.of_len[f] == 0:
             continue
@@ -309,6 +331,8 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         flit, o, ph, pri = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2], b.of[f, h, 3]
         b.of_head[f] = 0 if h + 1 == bp.of_cap else h + 1
         b.of_len[f] -= 1
+        if b.of_len[f] == 0:
+            bnode[node].of_ports = unmark_port(bnode[node].of_ports, port)
         s.node[node].flits -= 1
         if port >= first_local:
             slot = later_slot(now, 2, bp.ring)

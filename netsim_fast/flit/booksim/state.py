@@ -79,6 +79,9 @@ BK_NODE = np.dtype([
     ("last_vc", i4),    # terminal: last injection VC used (NONE at first)
     ("cur_vc", i4),     # terminal: VC of the packet being injected
     ("credits_queued", i4),  # credit messages waiting in the router's input-port credit FIFOs
+    ("cmsg_ports", i8),  # ports.py: input ports with a credit message of this internal step,
+    ("cq_ports", i8),   # ... input ports with credit messages queued,
+    ("of_ports", i8),   # ... output ports with flits in their output FIFO
     ("va_due", i8),     # cycle the VC-allocation batch in flight is due, NONE if none
     ("sa_due", i8),     # ... the switch-allocation batch
     ("seq_next", i8),   # terminal: packets bound so far (BookSim2's per-source sequence number)

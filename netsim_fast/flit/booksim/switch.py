@@ -21,6 +21,7 @@ from numba import njit
 from netsim_fast._jit import KERNEL_INLINE
 from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests
 from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
+from netsim_fast.flit.booksim.ports import mark_port
 from netsim_fast.flit.booksim.queues import L_HOLD, L_SW, set_queue
 from netsim_fast.flit.booksim.routing import dim_order, pack_route, unpack_route
 from netsim_fast.flit.booksim.state import (
@@ -225,6 +226,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
     xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1
     b.cmsg[node, b.k_port[k]] |= 1 << b.k_vc[k]  # the credit leaves with this step's message for the port
+    bnode[node].cmsg_ports = mark_port(bnode[node].cmsg_ports, b.k_port[k])
     return flit
 
 
