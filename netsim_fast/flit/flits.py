@@ -5,8 +5,8 @@
   looked up at every hop;
 - input lanes (``push_input``, ``pop_input``): ring FIFOs in ``s.in_buf`` described by
   ``s.inl``; a head reaching the front of an idle lane counts in ``s.node`` as waiting for
-  routing (``waiting``, ``unrouted``) and sets the lane's bit in ``s.wait_bits``, which
-  ``next_waiting`` scans;
+  routing (``waiting``, ``unrouted``) and sets the lane's bit in ``s.wait_bits``, whose set
+  bits ``next_waiting_in_round`` visits in round-robin order;
 - the event rings (``schedule_flit``, ``schedule_credit``): a flit or a credit in flight is
   written into ``s.ev_flit`` / ``s.ev_credit`` at the ring slot of its arrival cycle, where
   stage 1 (flit/traverse.py) takes it; ``later_slot`` adds a long wire's extra cycles;
