@@ -95,6 +95,12 @@ def set_waiting(wait_bits, node, li):
 
 
 @njit(**KERNEL_JIT)
+def clear_waiting(wait_bits, node, li):
+    """Input lane ``li`` of router ``node`` no longer holds a waiting header (it is connected)."""
+    wait_bits[node, li >> 6] &= ~(np.int64(1) << (li & 63))
+
+
+@njit(**KERNEL_JIT)
 def next_waiting(wait_bits, node, li):
     """The first lane of router ``node`` from index ``li`` on whose header waits, NONE if none."""
     w = li >> 6
@@ -185,8 +191,7 @@ def schedule_flit(ev_flit, ev_flit_n, lane, flit, slot):
 def connect(inl, outl, nodes, conn_list, wait_bits, lane, node, out):
     """Bind input ``lane`` to output lane/VC ``out`` and list it among the router's connections;
     its header no longer waits."""
-    li = lane - node * conn_list.shape[1]
-    wait_bits[node, li >> 6] &= ~(np.int64(1) << (li & 63))
+    clear_waiting(wait_bits, node, lane - node * conn_list.shape[1])
     inl[lane].out = out
     outl[out].owner = lane
     k = nodes[node].conn_n
