@@ -87,7 +87,7 @@ def test_allocator_matches_reference(name, arb):
     for _ in range(200):
         req = random_requests(rng, n, n, rng.choice([0.05, 0.3, 0.7]), [0, 0, 1, -(1 << 31)])
         lists = fill(sc, req, rng)
-        allocate(KINDS[name], 1, ARBITERS[arb], n, n, *lists, b, gptr, aptr, scal, mat_in, mat_out, 0)
+        allocate(KINDS[name], 1, ARBITERS[arb], n, n, *lists, b, gptr, aptr, scal, mat_in, mat_out, 0, False)
         assert b.match[:n].tolist() == CASES[name](req, st)
 
 
@@ -104,7 +104,7 @@ def test_max_size_finds_a_maximum_matching():
         req = random_requests(rng, n, n, 0.3, [0])
         lists = fill(sc, req)
         allocate(KINDS["max_size"], 1, 0, n, n, *lists, b, z, z, scal, np.zeros((0, 1, 1), np.int8),
-                 np.zeros((0, 1, 1), np.int8), 0)
+                 np.zeros((0, 1, 1), np.int8), 0, False)
         got = [o for o in b.match[:n].tolist() if o >= 0]
         assert len(got) == len(set(got)) == ref.max_size_count(req)
         assert all(req[i][o] for i, o in enumerate(b.match[:n].tolist()) if o >= 0)
@@ -122,7 +122,7 @@ def test_pim_matches_only_requests_and_is_maximal_after_enough_iterations():
         req = random_requests(rng, n, n, 0.4, [0])
         lists = fill(sc, req)
         allocate(KINDS["pim"], 2 * n, 0, n, n, *lists, b, z, z, np.zeros(1, np.int64), np.zeros((0, 1, 1), np.int8),
-                 np.zeros((0, 1, 1), np.int8), 0)
+                 np.zeros((0, 1, 1), np.int8), 0, False)
         match = b.match[:n].tolist()
         taken = {o for o in match if o >= 0}
         assert len(taken) == sum(o >= 0 for o in match)

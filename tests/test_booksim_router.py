@@ -179,19 +179,24 @@ def test_case_g_torus_partition_picks_vc_halves():
     assert hops(10, 5) == [(minus(0), 8, 15), (minus(1), 8, 15), (local, 0, 15)]
 
 
-def test_islip_matches_reference_over_many_cycles():
-    from netsim_fast.flit.booksim.allocators.islip import islip
+@pytest.mark.nojit
+@pytest.mark.parametrize("n_in,n_out,iters", [(6, 7, 1), (6, 7, 3), (62, 40, 2)])
+def test_islip_matches_reference_over_many_cycles(n_in, n_out, iters):
+    """Both forms of iSLIP, on request lists and on bit masks (up to 62 inputs: the masks' top
+    bit), against the reference, with their pointers carried from one allocation to the next."""
+    from netsim_fast.flit.booksim.allocators.islip import islip, islip_masks
     from tests.reference.islip_naive import islip as islip_ref
 
     rng = np.random.default_rng(5)
-    n_in, n_out = 6, 7
-    gptr, aptr = np.zeros(n_out, np.int32), np.zeros(n_in, np.int32)
+    ptrs = {form: (np.zeros(n_out, np.int32), np.zeros(n_in, np.int32)) for form in ("lists", "masks")}
     gref, aref = [0] * n_out, [0] * n_in
-    scratch = [np.zeros(n, np.int32) for n in (n_out, n_out, n_in)]
-    for _ in range(300):
-        req = rng.random((n_in, n_out)) < 0.35
+    grant, out_match, match = np.zeros(n_out, np.int32), np.zeros(n_out, np.int32), np.zeros(n_in, np.int32)
+    granted = np.zeros(n_in, np.int64)
+    for _ in range(300 if n_in < 10 else 60):
+        req = rng.random((n_in, n_out)) < rng.choice([0.05, 0.35])
         in_req, out_req = np.zeros((n_in, n_out), np.int32), np.zeros((n_out, n_in), np.int32)
         in_n, out_n = np.zeros(n_in, np.int32), np.zeros(n_out, np.int32)
+        in_mask, out_mask = np.zeros(n_in, np.int64), np.zeros(n_out, np.int64)
         for i in range(n_in):
             for o in range(n_out):
                 if req[i, o]:
@@ -199,15 +204,23 @@ def test_islip_matches_reference_over_many_cycles():
                     in_n[i] += 1
                     out_req[o, out_n[o]] = i
                     out_n[o] += 1
-        grant, out_match, match = scratch
-        match[:] = -1  # islip writes the requesting inputs' entries only
+                    in_mask[i] |= np.int64(1) << o
+                    out_mask[o] |= np.int64(1) << i
         ins, outs = np.flatnonzero(in_n).astype(np.int32), np.flatnonzero(out_n).astype(np.int32)
         rng.shuffle(ins)  # in any order
         rng.shuffle(outs)
-        islip(in_req, in_n, out_req, out_n, ins, len(ins), outs, len(outs), n_in, n_out, gptr, aptr, grant, out_match,
-              match, 1)
-        assert match.tolist() == islip_ref(req.tolist(), gref, aref)
-        assert gptr.tolist() == gref and aptr.tolist() == aref
+        want = islip_ref(req.tolist(), gref, aref, iters)
+        for form, (gptr, aptr) in ptrs.items():
+            match[:] = -1  # islip writes the requesting inputs' entries only
+            if form == "lists":
+                islip(in_req, in_n, out_req, out_n, ins, len(ins), outs, len(outs), n_in, n_out, gptr, aptr, grant,
+                      out_match, match, iters)
+            else:
+                islip_masks(in_mask, out_mask, granted, ins, len(ins), outs, len(outs), n_in, n_out, gptr, aptr, grant,
+                            out_match, match, iters)
+                assert not granted.any()  # its scratch left as it found it
+            assert match.tolist() == want, form
+            assert gptr.tolist() == gref and aptr.tolist() == aref, form
 
 
 @pytest.mark.parametrize("kw,match", [

@@ -17,7 +17,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
-from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests
+from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests, request_masks
 from netsim_fast.flit.booksim.ports import mark_port, next_marked_port, unmark_port
 from netsim_fast.flit.booksim.queues import L_ROUTE, L_VA, set_queue, stage_lists
 from netsim_fast.flit.booksim.routefns import route_typed
@@ -104,6 +104,7 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_va):
     due = t + bp.va_delay - 1
     ins, outs = b.req_in, b.req_out
     n_ins, n_outs = 0, 0  # requesting VCs (ascending, as act) and requested ones
+    masks = request_masks(bp.va_kind, pv, pv)
     for j in range(n_va):
         k = b.act[L_VA, j]
         lane = base + k
@@ -122,18 +123,18 @@ def _va_evaluate(s, b, p, bp, t, base, pv, node, n_va):
                 w += 1
             if ovc[base + o].owner != NONE or (bp.busy_full and ovc[base + o].occ >= p.buf):
                 continue
-            n_ins, n_outs = add_request(b, k, o, pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0),
-                                        vc_pri(s, b, p, bp, lane), ins, n_ins, outs, n_outs)
+            in_pri = pri + (INT_MIN if bp.prio_empty and ovc[base + o].occ != 0 else 0)
+            n_ins, n_outs = add_request(b, masks, k, o, in_pri, vc_pri(s, b, p, bp, lane), ins, n_ins, outs, n_outs)
     if n_ins == 0:
         return ERR_OK
     allocate(bp.va_kind, bp.va_iters, bp.va_arb, pv, pv, ins, n_ins, outs, n_outs, b, b.va_gptr, b.va_aptr, b.va_sc,
-             b.va_min, b.va_mout, node)
+             b.va_min, b.va_mout, node, masks)
     for j in range(n_ins):  # only requesting VCs can be matched
         k = ins[j]
         if b.match[k] != NONE:
             ivc[base + k].va_grant = base + b.match[k]
             ivc[base + k].va_step = b.step[0]
-    clear_requests(b, ins, n_ins, outs, n_outs)
+    clear_requests(b, masks, ins, n_ins, outs, n_outs)
     return ERR_OK
 
 

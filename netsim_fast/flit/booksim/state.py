@@ -179,6 +179,9 @@ class BkState(NamedTuple):
     grant: np.ndarray      # int32[P*V] input granted by each output (iSLIP), NONE
     xgrant: np.ndarray     # int32[P*V] input matched to each output, NONE
     match: np.ndarray      # int32[P*V] output matched to each input, NONE
+    in_mask: np.ndarray    # int64[P*V] iSLIP's requests as bit masks (allocators/dispatch.py): the outputs of each input,
+    out_mask: np.ndarray   # int64[P*V] ... the inputs of each output,
+    granted: np.ndarray    # int64[P*V] ... the outputs granting each input in an iteration (zero between)
     req_in: np.ndarray     # int32[P*V] the allocation's inputs with requests (in_n > 0)
     req_out: np.ndarray    # int32[P*V] ... its outputs with requests (out_n > 0)
     sa_pairs: np.ndarray   # int32[P*IS*P*OS, 2] (crossbar input, crossbar output) pairs with a request
@@ -277,6 +280,7 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
         pairs=np.zeros((pv * pv, 2), i8), fwd=np.zeros((pv, pv), i4), fwd_pri=np.zeros((pv, pv), i8),
         fwd_n=np.zeros(pv, i4), choice=np.zeros(pv, i4), grant=np.full(pv, NONE, i4),
         xgrant=np.full(pv, NONE, i4), match=np.full(pv, NONE, i4),
+        in_mask=np.zeros(pv, i8), out_mask=np.zeros(pv, i8), granted=np.zeros(pv, i8),
         req_in=np.zeros(max(pv, xi), i4), req_out=np.zeros(max(pv, xo), i4), sa_pairs=np.zeros((xi * xo, 2), i4),
         k_port=(np.arange(pv) // v).astype(i4), k_vc=(np.arange(pv) % v).astype(i4),
         k_xi=(np.arange(pv) // v * bp.in_speedup + np.arange(pv) % v % bp.in_speedup).astype(i4),

@@ -19,7 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE
-from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests
+from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests, request_masks
 from netsim_fast.flit.booksim.routefns import R_MIN_ADAPT, route_typed
 from netsim_fast.flit.booksim.ports import mark_port
 from netsim_fast.flit.booksim.queues import L_HOLD, L_SW, set_queue
@@ -138,11 +138,12 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw):
     # the request lists, each ascending as the allocators want them
     xins, xouts = b.req_in, b.req_out
     n_xins, n_xouts = 0, 0
+    masks = request_masks(bp.sa_kind, n_xi, n_xo)
     for j in range(n_pairs):
         xi, xo = pairs[j, 0], pairs[j, 1]
-        n_xins, n_xouts = add_request(b, xi, xo, sa_pri[xi, xo], sa_pri[xi, xo], xins, n_xins, xouts, n_xouts)
+        n_xins, n_xouts = add_request(b, masks, xi, xo, sa_pri[xi, xo], sa_pri[xi, xo], xins, n_xins, xouts, n_xouts)
     allocate(bp.sa_kind, bp.sa_iters, bp.sa_arb, n_xi, n_xo, xins, n_xins, xouts, n_xouts, b, b.sa_gptr, b.sa_aptr,
-             b.sa_sc, b.sa_min, b.sa_mout, node)
+             b.sa_sc, b.sa_min, b.sa_mout, node, masks)
     for j in range(n_xins):
         xi = xins[j]
         xo = b.match[xi]
@@ -152,7 +153,7 @@ def sa_evaluate(s, b, p, bp, t, base, pv, node, n_sw):
             ivc[lane].sa_grant = 1
             ivc[lane].sa_spec = int(ivc[lane].queue == Q_VA)
             b.sa_off[node, xi] = vc + ins - v if vc + ins >= v else vc + ins  # (vc + IS) % V, IS <= V
-    clear_requests(b, xins, n_xins, xouts, n_xouts)
+    clear_requests(b, masks, xins, n_xins, xouts, n_xouts)
     for j in range(n_pairs):
         sa_vc[pairs[j, 0], pairs[j, 1]] = NONE
     if due == t:

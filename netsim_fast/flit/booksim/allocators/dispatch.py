@@ -6,14 +6,20 @@ of inputs and outputs without requests are 0), lists the inputs and outputs with
 the allocator's persistent state (pointers ``gptr``/``aptr``, a scalar ``sc``, matrix arbiters
 ``mat_in``/``mat_out``) of one router; the matching lands in ``b.match``. Dense allocators
 (wavefront, pim, loa, max_size) get the requests as a matrix, built here and cleared after.
+
+iSLIP, which ignores priorities, takes its requests as bit masks instead (``b.in_mask``,
+``b.out_mask``) when it has at most ``MASK_BITS`` inputs and outputs (``request_masks``): adding
+a request sets two bits, where the lists took two sorted insertions, and the scans from a
+pointer are bit searches (allocators/islip.py).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from netsim_fast._jit import KERNEL_INLINE
-from netsim_fast.flit.booksim.allocators.islip import islip
+from netsim_fast.flit.booksim.allocators.islip import islip, islip_masks
 from netsim_fast.flit.booksim.allocators.loa import loa
 from netsim_fast.flit.booksim.allocators.max_size import max_size
 from netsim_fast.flit.booksim.allocators.pim import pim
@@ -26,6 +32,13 @@ KINDS = {"islip": ISLIP, "separable_input_first": SEP_IN, "separable_output_firs
          "wavefront": WAVEFRONT, "rr_wavefront": RR_WAVEFRONT, "pim": PIM, "loa": LOA, "select": SELECT,
          "max_size": MAX_SIZE}
 ARBITERS = {"round_robin": 0, "matrix": 1}
+MASK_BITS = 62  # the bits an int64 mask of requests uses, so that it stays positive
+
+
+@njit(**KERNEL_INLINE)
+def request_masks(kind, n_in, n_out):
+    """Whether an allocation of ``kind`` keeps its requests as bit masks (iSLIP, small enough)."""
+    return kind == ISLIP and n_in <= MASK_BITS and n_out <= MASK_BITS
 
 
 @njit(**KERNEL_INLINE)
@@ -43,10 +56,20 @@ def _insert_sorted(req, pri, count, row, value, value_pri):
 
 
 @njit(**KERNEL_INLINE)
-def add_request(b, i, o, in_pri, out_pri, ins, n_ins, outs, n_outs):
+def add_request(b, masks, i, o, in_pri, out_pri, ins, n_ins, outs, n_outs):
     """Input ``i`` requests output ``o`` (the two sides' priorities): both request lists, kept
-    ascending, and the lists of inputs and outputs with requests (``ins[:n_ins]``,
-    ``outs[:n_outs]``, in the order first seen). Returns the new ``n_ins, n_outs``."""
+    ascending (``masks``: both request masks), and the lists of inputs and outputs with requests
+    (``ins[:n_ins]``, ``outs[:n_outs]``, in the order first seen). Returns the new ``n_ins, n_outs``."""
+    if masks:
+        if b.in_mask[i] == 0:
+            ins[n_ins] = i
+            n_ins += 1
+        if b.out_mask[o] == 0:
+            outs[n_outs] = o
+            n_outs += 1
+        b.in_mask[i] |= np.int64(1) << o
+        b.out_mask[o] |= np.int64(1) << i
+        return n_ins, n_outs
     if b.in_n[i] == 0:
         ins[n_ins] = i
         n_ins += 1
@@ -59,8 +82,14 @@ def add_request(b, i, o, in_pri, out_pri, ins, n_ins, outs, n_outs):
 
 
 @njit(**KERNEL_INLINE)
-def clear_requests(b, ins, n_ins, outs, n_outs):
-    """After an allocation: every request count back to 0 for the next one."""
+def clear_requests(b, masks, ins, n_ins, outs, n_outs):
+    """After an allocation: every request count (or mask) back to 0 for the next one."""
+    if masks:
+        for j in range(n_ins):
+            b.in_mask[ins[j]] = 0
+        for j in range(n_outs):
+            b.out_mask[outs[j]] = 0
+        return
     for j in range(n_ins):
         b.in_n[ins[j]] = 0
     for j in range(n_outs):
@@ -107,14 +136,17 @@ def _pairs(b, n_in):
 
 
 @njit(**KERNEL_INLINE)
-def allocate(kind, iters, arb, n_in, n_out, ins, n_ins, outs, n_outs, b, gptr, aptr, sc, mat_in, mat_out, node):
+def allocate(kind, iters, arb, n_in, n_out, ins, n_ins, outs, n_outs, b, gptr, aptr, sc, mat_in, mat_out, node, masks):
     """Run allocator ``kind`` for router ``node``; the matching is left in ``b.match``: the entry
     of every requesting input (``ins[:n_ins]``; ``outs[:n_outs]`` the requested outputs) is its
     output or NONE. iSLIP and the separable allocators visit only the listed inputs and outputs
     (a router's allocation sees a few requests among P x V inputs) and leave the other entries
     as they were; the dense allocators write every entry."""
     match, out_match = b.match, b.xgrant
-    if kind == ISLIP:
+    if masks:
+        islip_masks(b.in_mask, b.out_mask, b.granted, ins, n_ins, outs, n_outs, n_in, n_out, gptr[node], aptr[node],
+                    b.grant, out_match, match, iters)
+    elif kind == ISLIP:
         islip(b.in_req, b.in_n, b.out_req, b.out_n, ins, n_ins, outs, n_outs, n_in, n_out, gptr[node], aptr[node],
               b.grant, out_match, match, iters)
     elif kind == SELECT:

@@ -5,12 +5,18 @@ input at or after its grant pointer (cyclically); every input with requests acce
 granting output at or after its accept pointer (cyclically). An accept in the first iteration
 moves the output's grant pointer to one past the input and the input's accept pointer to one
 past the output. Priorities play no part.
+
+Priorities playing no part, the requests can be kept as bit masks instead of sorted lists
+(``islip_masks``, which allocators/dispatch.py uses for up to 62 inputs and outputs): a
+request is one bit set, a scan from a pointer a bit search.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
+from netsim_fast._bits import lowest_set_bit
 from netsim_fast._jit import KERNEL_JIT
 
 NONE = -1
@@ -72,3 +78,49 @@ def islip(in_req, in_n, out_req, out_n, ins, n_ins, outs, n_outs, n_in, n_out, g
                         gptr[o] = i + 1 if i + 1 < n_in else 0
                         aptr[i] = o + 1 if o + 1 < n_out else 0
                     break
+
+
+@njit(**KERNEL_JIT)
+def _first_at_or_after(mask, ptr):
+    """The lowest set bit of non-zero ``mask`` at or after bit ``ptr``, else its lowest: the
+    first entry from ``ptr`` on, cyclically."""
+    later = mask & ~((np.int64(1) << ptr) - 1)
+    return lowest_set_bit(later if later != 0 else mask)
+
+
+@njit(**KERNEL_JIT)
+def islip_masks(in_mask, out_mask, granted, ins, n_ins, outs, n_outs, n_in, n_out, gptr, aptr, grant, out_match,
+                match, iters):
+    """``islip`` on requests kept as bit masks (``in_mask[i]``: the outputs input ``i``
+    requests; ``out_mask[o]``: the inputs requesting output ``o``; at most 62 of either), with
+    the same grants, accepts and pointer moves: a cyclic scan of an ascending list from a
+    pointer is the lowest set bit at or after it. ``granted`` (n_in, zero) is scratch: the
+    outputs granting each input in this iteration."""
+    for j in range(n_ins):
+        match[ins[j]] = NONE
+    for j in range(n_outs):
+        out_match[outs[j]] = NONE
+    matched = np.int64(0)  # inputs matched so far
+    for it in range(iters):
+        for j in range(n_outs):
+            o = outs[j]
+            grant[o] = NONE
+            if out_match[o] != NONE:
+                continue
+            free = out_mask[o] & ~matched
+            if free != 0:
+                i = _first_at_or_after(free, gptr[o])
+                grant[o] = i
+                granted[i] |= np.int64(1) << o
+        for j in range(n_ins):
+            i = ins[j]
+            if granted[i] == 0:
+                continue
+            o = _first_at_or_after(granted[i], aptr[i])
+            granted[i] = 0
+            match[i] = o
+            out_match[o] = i
+            matched |= np.int64(1) << i
+            if it == 0:
+                gptr[o] = i + 1 if i + 1 < n_in else 0
+                aptr[i] = o + 1 if o + 1 < n_out else 0
