@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from netsim_fast._bits import lowest_set_bit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.allocators.dispatch import add_request, allocate, clear_requests, request_masks
 from netsim_fast.flit.booksim.ports import mark_port, next_marked_port, unmark_port
@@ -308,17 +309,18 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         if b.cq_len[c] == 0:
             bnode[node].cq_ports = unmark_port(bnode[node].cq_ports, port)
         bnode[node].credits_queued -= 1
-        for vc in range(v):
-            if (msg >> vc) & 1:
-                if port >= first_local:  # the terminal applies it two cycles later
-                    slot = later_slot(now, 2, bp.ring)
-                    b.ev_tcred[slot, b.ev_tcred_n[slot]] = b.port_term[node * conc + port - first_local] * v + vc
-                    b.ev_tcred_n[slot] += 1
-                else:
-                    up = s.inl[c * v + vc].up  # the credit takes its channel's latency back
-                    slot = later_slot(now, b.lat[b.lane_port[up]] + 1 + bp.credit_delay, bp.ring)
-                    b.ev_cred[slot, b.ev_cred_n[slot]] = up
-                    b.ev_cred_n[slot] += 1
+        while msg != 0:  # its VCs, ascending
+            vc = lowest_set_bit(msg)
+            msg &= msg - 1
+            if port >= first_local:  # the terminal applies it two cycles later
+                slot = later_slot(now, 2, bp.ring)
+                b.ev_tcred[slot, b.ev_tcred_n[slot]] = b.port_term[node * conc + port - first_local] * v + vc
+                b.ev_tcred_n[slot] += 1
+            else:
+                up = s.inl[c * v + vc].up  # the credit takes its channel's latency back
+                slot = later_slot(now, b.lat[b.lane_port[up]] + 1 + bp.credit_delay, bp.ring)
+                b.ev_cred[slot, b.ev_cred_n[slot]] = up
+                b.ev_cred_n[slot] += 1
     marked = bnode[node].of_ports
     port = NONE
     while True:  # each output port's FIFO sends its front flit
