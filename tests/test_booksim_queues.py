@@ -65,7 +65,7 @@ def _running_booksim(cycles=40, **router):
     params = build_params(cfg, topo, stop_mode=fs.STOP_ALL, win_start=0, win_end=1 << 62, n_total=n)
     state = fs.new_state(topo, params, packet_capacity=n, windows=64)
     state = fs.append_packets(state, packets.src, packets.dst, packets.length, packets.release)
-    driver = BooksimDriver(cfg, topo, params)
+    driver = BooksimDriver(cfg, topo, params, state)
     assert driver.advance(state, params, topo.arrays, cycles) == fs.ERR_OK
     return topo, params, state, driver
 

@@ -256,7 +256,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
     if cfg.router == "booksim":  # BookSim2's IQ router keeps its own state beside the flit engine's
         from netsim_fast.flit.booksim.driver import BooksimDriver
 
-        driver = BooksimDriver(cfg, topo, params)
+        driver = BooksimDriver(cfg, topo, params, state)
         advance = driver.advance
     else:
         from netsim_fast.flit.parallel import ThreadedAdvance, run_threads

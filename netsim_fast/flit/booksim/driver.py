@@ -119,7 +119,8 @@ def channel_latencies(cfg, topo) -> np.ndarray:
 
 
 class BooksimDriver:
-    def __init__(self, cfg, topo, params):
+    def __init__(self, cfg, topo, params, state):
+        """``state``: the flit engine's state the router runs on (its constant wiring is copied)."""
         self.bp = booksim_params(cfg, topo)
         layout = table = None
         if topo.kind == "edgelist":  # BookSim2's anynet: its terminals where the file puts them, min_anynet's table
@@ -132,7 +133,7 @@ class BooksimDriver:
                 np.arange(topo.n_terminals) // topo.concentration
             layout = bs.terminal_layout(topo.n_nodes, topo.n_ports, topo.concentration, routers, ports)
             table = min_table(topo, ports) if self.bp.routing == R_ANYNET_MIN else None
-        self.b = bs.new_bk_state(params, self.bp, cfg.seed, layout, table)
+        self.b = bs.new_bk_state(params, self.bp, cfg.seed, state.outl.down, layout, table)
         if topo.kind in ("dragonfly", "flatfly", "cmesh", "edgelist"):
             self.b.lat[:] = channel_latencies(cfg, topo).reshape(-1)
 

@@ -239,7 +239,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
         flit, o, ph, pri = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2], xb[node, h, 4]
         bnode[node].xb_head = 0 if h + 1 == bp.xb_cap else h + 1
         bnode[node].xb_len -= 1
-        f = node * ports + s.outl[o].port
+        f = node * ports + b.k_port[o - base]  # the output VC's port (a small table, not its 48-byte record)
         if b.of_len[f] >= bp.of_cap:
             s.cnt[C_ERR_CYCLE] = t
             return ERR_OVERFLOW
@@ -347,7 +347,7 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         else:
             slot = later_slot(now, b.lat[f] + 1, bp.ring)
             k = b.ev_flit_n[slot]
-            b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1] = s.outl[o].down, flit
+            b.ev_flit[slot, k, 0], b.ev_flit[slot, k, 1] = b.down[o], flit
             b.ev_flit[slot, k, 2], b.ev_flit[slot, k, 3] = ph, pri
             b.ev_flit_n[slot] = k + 1
             s.port[f].link_flits += 1

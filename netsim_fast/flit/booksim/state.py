@@ -192,6 +192,8 @@ class BkState(NamedTuple):
     xi_port: np.ndarray    # int32[P*IS] input port of a crossbar input (xi // IS)
     port_os: np.ndarray    # int32[P] crossbar output offset of an input port at every output (port % OS)
     lane_port: np.ndarray  # int32[L] the router port of a lane, numbered over the network (lane // V)
+    down: np.ndarray       # int32[L] the input lane downstream of each output VC (the flit engine's
+                           # outl.down, NONE at a local port; its 48-byte records cost a cache miss a flit)
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request, NONE
                            # outside switch allocation
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
@@ -236,8 +238,9 @@ def terminal_layout(n: int, ports: int, conc: int, terminal_router=None, termina
     return term_node, term_port, port_term
 
 
-def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState:
-    """``layout``: ``terminal_layout``'s arrays (default: ``t // conc``); ``table``: min_anynet's."""
+def new_bk_state(p, bp: BkParams, seed: int, down, layout=None, table=None) -> BkState:
+    """``down``: the flit engine's ``outl.down``; ``layout``: ``terminal_layout``'s arrays (default:
+    ``t // conc``); ``table``: min_anynet's."""
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
     terms = n * p.conc  # terminals: ``tvc`` and the terminal fields of ``node`` are indexed by them
     term_node, term_port, port_term = layout if layout is not None else terminal_layout(n, ports, p.conc)
@@ -285,7 +288,7 @@ def new_bk_state(p, bp: BkParams, seed: int, layout=None, table=None) -> BkState
         k_port=(np.arange(pv) // v).astype(i4), k_vc=(np.arange(pv) % v).astype(i4),
         k_xi=(np.arange(pv) // v * bp.in_speedup + np.arange(pv) % v % bp.in_speedup).astype(i4),
         xi_port=(np.arange(xi) // bp.in_speedup).astype(i4), port_os=(np.arange(ports) % bp.out_speedup).astype(i4),
-        lane_port=(np.arange(lanes) // v).astype(i4), sa_vc=np.full((xi, xo), NONE, i4),
+        lane_port=(np.arange(lanes) // v).astype(i4), down=np.ascontiguousarray(down, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8), qmask=np.zeros(lanes // 32 + 1, i8), act=np.zeros((4, pv), i4),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
