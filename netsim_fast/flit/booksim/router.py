@@ -26,7 +26,9 @@ from netsim_fast.flit.booksim.state import (
     INT_MAX, INT_MIN, NONE, PRI_LOCAL_AGE, Q_HOLD, Q_ROUTE, Q_SA, Q_VA, VC_ACTIVE, VC_IDLE, VC_ROUTING,
     VC_VA,
 )
-from netsim_fast.flit.booksim.switch import hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri
+from netsim_fast.flit.booksim.switch import (
+    carries_priority, hold_evaluate, hold_update, sa_evaluate, sa_update, take_lookahead, vc_pri,
+)
 from netsim_fast.flit.booksim.state import ERR_ABORT
 from netsim_fast.flit.flits import later_slot
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLIT_HOPS, ERR_OK, ERR_OVERFLOW
@@ -52,7 +54,8 @@ def read_inputs(s, b, p, bp, topo, t, slot):
         ph_buf[lane, pos] = ph
         # a flit's priority: set at the source (age, network_age), on entering a VC (local_age:
         # the cycle; hop_count: the routers it has crossed, which the carried value counts)
-        b.pri_buf[lane, pos] = INT_MAX - t if bp.priority == PRI_LOCAL_AGE else pri
+        if carries_priority(bp):
+            b.pri_buf[lane, pos] = INT_MAX - t if bp.priority == PRI_LOCAL_AGE else pri
         inl[lane].len = n + 1
         nodes[inl[lane].node].flits += 1
         if n == 0:

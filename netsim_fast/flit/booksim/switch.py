@@ -32,6 +32,14 @@ from netsim_fast.flit.state import ERR_OK, ERR_OVERFLOW
 
 
 @njit(**KERNEL_INLINE)
+def carries_priority(bp):
+    """Whether a flit carries a priority from VC to VC (``pri_buf``): not with ``none`` or
+    ``queue_length``, under which every flit's is 0 (the source's, never changed), so its
+    buffer is neither written nor read."""
+    return bp.priority != PRI_NONE and bp.priority != PRI_QUEUE_LENGTH
+
+
+@njit(**KERNEL_INLINE)
 def vc_pri(s, b, p, bp, lane):
     """A VC's priority (5.10): 0, its FIFO length (queue_length) or its front flit's."""
     if bp.priority == PRI_NONE:
@@ -193,7 +201,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
     ivc, ovc, inl, in_buf, pkts, bnode, xb = b.ivc, b.ovc, s.inl, s.in_buf, s.pkt, b.node, b.xb
     v, first_local = p.n_vcs, p.n_ports - p.conc
     pos = inl[lane].head
-    pri = b.pri_buf[lane, pos] + (1 if bp.priority == PRI_HOP_COUNT else 0)
+    pri = b.pri_buf[lane, pos] + (1 if bp.priority == PRI_HOP_COUNT else 0) if carries_priority(bp) else 0
     flit = in_buf[lane, pos]
     inl[lane].head = 0 if pos + 1 == p.buf else pos + 1
     inl[lane].len -= 1
