@@ -27,7 +27,7 @@ class _Queues:
 
     def __init__(self, lanes, pv):
         self.ivc = records(lanes, bs.BK_IVC)
-        self.qmask = np.zeros(lanes // 32 + 1, np.int64)
+        self.qmask = np.zeros((5, lanes // 32 + 1), np.int64)
         self.act = np.zeros((4, pv), np.int32)
 
 
@@ -75,7 +75,8 @@ def test_a_queued_vc_missing_from_the_mask_is_caught_and_named():
     queued = np.flatnonzero(driver.b.ivc["queue"] != bs.Q_NONE)
     assert queued.size, "the workload should have VCs waiting by cycle 40"
     lane = int(queued[0])
-    driver.b.qmask[lane >> 5] &= ~(1 << (lane & 31))  # the router would no longer visit it
+    queue = int(driver.b.ivc["queue"][lane])
+    driver.b.qmask[queue, lane >> 5] &= ~(1 << (lane & 31))  # the router would no longer visit it
     assert driver.advance(state, params, topo.arrays, 80) == fs.ERR_CONSERVATION
     assert int(state.cnt[fs.C_ERR_LANE]) == lane
 

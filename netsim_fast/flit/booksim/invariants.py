@@ -8,8 +8,8 @@
   their credit still queued at the downstream input port or on the credit channel. The same
   for the ejection port (its terminal returns a credit per flit) and the terminal's view of
   the injection VCs;
-- no input VC holds more than ``--buf`` flits, and each VC's bit in ``b.qmask`` (the VCs a
-  router visits, queues.py) is set exactly when it waits in a stage queue;
+- no input VC holds more than ``--buf`` flits, and each VC's bit in row ``q`` of ``b.qmask``
+  (the VCs a router's stages visit, queues.py) is set exactly when it waits in queue ``q``;
 - each router's port masks (ports.py) mark exactly its ports with credit messages queued and
   with flits in their output FIFO (ports sharing a bit: the bit is set if one of them has).
 """
@@ -20,7 +20,7 @@ from numba import njit
 
 from netsim_fast._jit import KERNEL_STAGE_JIT
 from netsim_fast.flit.booksim.ports import SHARED
-from netsim_fast.flit.booksim.state import Q_NONE
+from netsim_fast.flit.booksim.state import Q_HOLD, Q_NONE
 from netsim_fast.flit.state import C_ERR_CYCLE, C_ERR_LANE, C_FLITS_IN, C_FLITS_OUT, ERR_CONSERVATION, ERR_COUNT, \
     ERR_CREDIT, ERR_OK, ERR_OVERFLOW
 
@@ -40,10 +40,11 @@ def check_invariants(s, b, p, bp, t, held, scratch):
             s.cnt[C_ERR_CYCLE] = t
             s.cnt[C_ERR_LANE] = lane
             return ERR_OVERFLOW
-        if ((b.qmask[lane >> 5] >> (lane & 31)) & 1) != (b.ivc[lane].queue != Q_NONE):
-            s.cnt[C_ERR_CYCLE] = t
-            s.cnt[C_ERR_LANE] = lane
-            return ERR_CONSERVATION
+        for q in range(Q_NONE + 1, Q_HOLD + 1):
+            if ((b.qmask[q, lane >> 5] >> (lane & 31)) & 1) != (b.ivc[lane].queue == q):
+                s.cnt[C_ERR_CYCLE] = t
+                s.cnt[C_ERR_LANE] = lane
+                return ERR_CONSERVATION
         buffered += inl[lane].len
     # flits counted against each output VC (index = output VC lane), wherever they are now
     for node in range(p.n_nodes):

@@ -197,7 +197,7 @@ class BkState(NamedTuple):
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request, NONE
                            # outside switch allocation
     sa_pri: np.ndarray     # int64[P*IS, P*OS] ... and its priority
-    qmask: np.ndarray      # int64[L // 32 + 1] bit per VC lane: it waits in some stage queue (queues.py)
+    qmask: np.ndarray      # int64[5, L // 32 + 1] bit per stage queue and VC lane: it waits there (queues.py)
     act: np.ndarray        # int32[4, P*V] the router's VCs in each stage's queue this internal step, ascending
     route_out: np.ndarray  # int64[7] routing scratch: (port, vc_lo, vc_hi, ph, esc, port2, vc2)
     rng: np.ndarray        # uint64[1] xorshift state: routing draws (ties, intermediates, ...)
@@ -289,7 +289,7 @@ def new_bk_state(p, bp: BkParams, seed: int, down, layout=None, table=None) -> B
         k_xi=(np.arange(pv) // v * bp.in_speedup + np.arange(pv) % v % bp.in_speedup).astype(i4),
         xi_port=(np.arange(xi) // bp.in_speedup).astype(i4), port_os=(np.arange(ports) % bp.out_speedup).astype(i4),
         lane_port=(np.arange(lanes) // v).astype(i4), down=np.ascontiguousarray(down, i4), sa_vc=np.full((xi, xo), NONE, i4),
-        sa_pri=np.zeros((xi, xo), i8), qmask=np.zeros(lanes // 32 + 1, i8), act=np.zeros((4, pv), i4),
+        sa_pri=np.zeros((xi, xo), i8), qmask=np.zeros((5, lanes // 32 + 1), i8), act=np.zeros((4, pv), i4),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
         dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=np.full(n * ports, bp.link, i8),
