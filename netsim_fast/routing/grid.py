@@ -58,7 +58,9 @@ def minimal_directions(radix, wrap, d, cur_c, dst_c, tie_both):
         return True, False
     if wrap[d] == 0:
         return dst_c > cur_c, dst_c < cur_c
-    delta = (dst_c - cur_c) % k
+    delta = dst_c - cur_c  # (dst_c - cur_c) mod k, both in 0 .. k - 1: a compare, not a division
+    if delta < 0:
+        delta += k
     if 2 * delta < k:
         return True, False
     if 2 * delta > k:
