@@ -141,7 +141,8 @@ def allocate(kind, iters, arb, n_in, n_out, ins, n_ins, outs, n_outs, b, gptr, a
     of every requesting input (``ins[:n_ins]``; ``outs[:n_outs]`` the requested outputs) is its
     output or NONE. iSLIP and the separable allocators visit only the listed inputs and outputs
     (a router's allocation sees a few requests among P x V inputs) and leave the other entries
-    as they were; the dense allocators write every entry."""
+    as they were; the dense allocators write every entry. ``masks``: the requests are in
+    ``b.in_mask`` and ``b.out_mask`` (``request_masks``: iSLIP), not in the lists."""
     match, out_match = b.match, b.xgrant
     if masks:
         islip_masks(b.in_mask, b.out_mask, b.granted, ins, n_ins, outs, n_outs, n_in, n_out, gptr[node], aptr[node],
