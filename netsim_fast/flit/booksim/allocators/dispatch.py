@@ -60,22 +60,16 @@ def add_request(b, masks, i, o, in_pri, out_pri, ins, n_ins, outs, n_outs):
     """Input ``i`` requests output ``o`` (the two sides' priorities): both request lists, kept
     ascending (``masks``: both request masks), and the lists of inputs and outputs with requests
     (``ins[:n_ins]``, ``outs[:n_outs]``, in the order first seen). Returns the new ``n_ins, n_outs``."""
+    if (b.in_mask[i] == 0) if masks else (b.in_n[i] == 0):
+        ins[n_ins] = i
+        n_ins += 1
+    if (b.out_mask[o] == 0) if masks else (b.out_n[o] == 0):
+        outs[n_outs] = o
+        n_outs += 1
     if masks:
-        if b.in_mask[i] == 0:
-            ins[n_ins] = i
-            n_ins += 1
-        if b.out_mask[o] == 0:
-            outs[n_outs] = o
-            n_outs += 1
         b.in_mask[i] |= np.int64(1) << o
         b.out_mask[o] |= np.int64(1) << i
         return n_ins, n_outs
-    if b.in_n[i] == 0:
-        ins[n_ins] = i
-        n_ins += 1
-    if b.out_n[o] == 0:
-        outs[n_outs] = o
-        n_outs += 1
     _insert_sorted(b.in_req, b.in_pri, b.in_n, i, o, in_pri)
     _insert_sorted(b.out_req, b.out_pri, b.out_n, o, i, out_pri)
     return n_ins, n_outs

@@ -40,6 +40,26 @@ def _first_from(lst, n, ptr, taken):
 
 
 @njit(**KERNEL_JIT)
+def _unmatch(ins, n_ins, outs, n_outs, match, out_match):
+    """Every requesting input and requested output unmatched, before the first iteration."""
+    for j in range(n_ins):
+        match[ins[j]] = NONE
+    for j in range(n_outs):
+        out_match[outs[j]] = NONE
+
+
+@njit(**KERNEL_JIT)
+def _accept(i, o, first, n_in, n_out, gptr, aptr, match, out_match):
+    """Input ``i`` accepts output ``o``; in the first iteration the output's grant pointer moves
+    to one past the input and the input's accept pointer to one past the output."""
+    match[i] = o
+    out_match[o] = i
+    if first:
+        gptr[o] = i + 1 if i + 1 < n_in else 0
+        aptr[i] = o + 1 if o + 1 < n_out else 0
+
+
+@njit(**KERNEL_JIT)
 def islip(in_req, in_n, out_req, out_n, ins, n_ins, outs, n_outs, n_in, n_out, gptr, aptr, grant, out_match, match,
           iters):
     """Match inputs to outputs; ``match[i]`` gets input ``i``'s output (NONE if none) for each
@@ -49,10 +69,7 @@ def islip(in_req, in_n, out_req, out_n, ins, n_ins, outs, n_outs, n_in, n_out, g
 
     ``grant`` (n_out) and ``out_match`` (n_out) are scratch; ``gptr`` (n_out) and ``aptr``
     (n_in) are the persistent pointers, updated in place."""
-    for j in range(n_ins):
-        match[ins[j]] = NONE
-    for j in range(n_outs):
-        out_match[outs[j]] = NONE
+    _unmatch(ins, n_ins, outs, n_outs, match, out_match)
     for it in range(iters):
         for j in range(n_outs):
             o = outs[j]
@@ -72,11 +89,7 @@ def islip(in_req, in_n, out_req, out_n, ins, n_ins, outs, n_outs, n_in, n_out, g
                     k -= n
                 o = in_req[i, k]
                 if grant[o] == i:
-                    match[i] = o
-                    out_match[o] = i
-                    if it == 0:
-                        gptr[o] = i + 1 if i + 1 < n_in else 0
-                        aptr[i] = o + 1 if o + 1 < n_out else 0
+                    _accept(i, o, it == 0, n_in, n_out, gptr, aptr, match, out_match)
                     break
 
 
@@ -96,10 +109,7 @@ def islip_masks(in_mask, out_mask, granted, ins, n_ins, outs, n_outs, n_in, n_ou
     the same grants, accepts and pointer moves: a cyclic scan of an ascending list from a
     pointer is the lowest set bit at or after it. ``granted`` (n_in, zero) is scratch: the
     outputs granting each input in this iteration."""
-    for j in range(n_ins):
-        match[ins[j]] = NONE
-    for j in range(n_outs):
-        out_match[outs[j]] = NONE
+    _unmatch(ins, n_ins, outs, n_outs, match, out_match)
     matched = np.int64(0)  # inputs matched so far
     for it in range(iters):
         for j in range(n_outs):
@@ -118,9 +128,5 @@ def islip_masks(in_mask, out_mask, granted, ins, n_ins, outs, n_outs, n_in, n_ou
                 continue
             o = _first_at_or_after(granted[i], aptr[i])
             granted[i] = 0
-            match[i] = o
-            out_match[o] = i
+            _accept(i, o, it == 0, n_in, n_out, gptr, aptr, match, out_match)
             matched |= np.int64(1) << i
-            if it == 0:
-                gptr[o] = i + 1 if i + 1 < n_in else 0
-                aptr[i] = o + 1 if o + 1 < n_out else 0
