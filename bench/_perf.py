@@ -106,10 +106,11 @@ def compile_with_line_tables() -> None:
     each machine instruction keeps the Python file and line it came from, and nothing else
     changes. Full debug info (``debug=True``) would not do: it stops the inlining of every
     function not marked ``forceinline``, keeps variables alive longer and turns bounds checks on,
-    so the code it describes is not the code that runs (the booksim router ran 3.5 times
-    slower). With line tables only the 16x16 booksim run took the same time as the plain code
-    (0.181 and 0.175 s against 0.177 and 0.173 s, alternated, 2026-11-27). Numba offers no option
-    for it, so its target options are wrapped; a profiling child calls this before compiling."""
+    so the code it describes is not the code that runs. With line tables only, bench/
+    jit_profile.py's run takes the same time with ``--lines`` as without (it prints the
+    simulation's ``sim_seconds`` either way; README, "Where a flit-hop's time goes"). Numba
+    offers no option for it, so its target options are wrapped; a profiling child calls this
+    before compiling."""
     import warnings
 
     from numba.core import cpu, errors
