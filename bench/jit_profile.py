@@ -87,6 +87,10 @@ def child(kw: dict, module: str, out: Path, lines: bool) -> None:
     from netsim_fast._stage import python_twin
 
     kernels = [python_twin(importlib.import_module(module).advance)]
+    if module == KERNELS["lanes"]:  # networks of 65,536 lanes or more run the blocked kernel (flit/blocks.py)
+        from netsim_fast.flit.blocks import advance_blocks
+
+        kernels.append(python_twin(advance_blocks))
     write_code_map(kernels, out)
     if lines:
         write_objects(kernels, out)
