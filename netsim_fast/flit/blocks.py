@@ -26,7 +26,9 @@ from numba import njit
 
 from netsim_fast import _arrays as aligned
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT, KERNEL_STAGE_JIT
-from netsim_fast.flit.kernel import cycle_done, cycle_end, release_and_eject, router_range, router_slots, router_stages
+from netsim_fast.flit.kernel import (
+    cycle_done, cycle_end, prefetches, release_and_eject, router_range, router_slots, router_stages,
+)
 from netsim_fast.flit.state import C_CYCLE, ERR_OK
 from netsim_fast.flit.traverse import arrivals, arrive_range
 
@@ -138,9 +140,11 @@ def blocks_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x):
     cost more than the cache saves, and the cycle takes all its arrivals first. Either way
     gives the same result, so the choice may change from cycle to cycle."""
     slot = t % p.ring
-    if s.ev_flit_n[slot] + s.ev_credit_n[slot] < x.quiet:
+    n_arrivals = s.ev_flit_n[slot] + s.ev_credit_n[slot]
+    prefetch = prefetches(p, n_arrivals)
+    if n_arrivals < x.quiet:
         arrivals(s, p, t, slot)
-        return router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot)
+        return router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, prefetch)
     sort_arrivals(s, x, slot)
     lo = 0
     b = 0
@@ -149,9 +153,9 @@ def blocks_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x):
         f0, f1, c0, c1 = x.off[0, b], x.off[0, b + 1], x.off[1, b], x.off[1, b + 1]
         arrive_range(s.inl, s.in_buf, s.node, s.wait_bits, s.outl, s.active, p, t, 0, s.inl.shape[0], x.flits[f0:f1],
                      f1 - f0, x.credits[c0:c1], c1 - c0)
-        err = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, s.ev_flit, s.ev_flit_n,
-                           s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link, s.ts_injected,
-                           s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
+        err = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, prefetch, s.ev_flit,
+                           s.ev_flit_n, s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link,
+                           s.ts_injected, s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
         if err != ERR_OK:
             return err
         lo = hi

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
+from netsim_fast._bits import lowest_set_bit
+from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT, KERNEL_STAGE_JIT
+from netsim_fast._prefetch import prefetch_row
 from netsim_fast.flit.allocate import allocate_vcs
 from netsim_fast.flit.eject import eject_iq, eject_lanes, eject_node
 from netsim_fast.flit.flits import flit_packet
@@ -43,6 +45,7 @@ from netsim_fast.flit.state import (
 from netsim_fast.flit.traverse import arrivals, crossbar_node, link_node, switch_node
 
 WATCHDOG_PERIOD = 64  # cycles between deadlock scans (a scan touches every lane)
+PREFETCH_ARRIVALS_PER = 2  # the router loop prefetches in cycles with one arrival per this many routers
 
 
 @njit(**KERNEL_STAGE_JIT)
@@ -191,18 +194,18 @@ def _sample_window(cnt, ts_in_flight, ts_queued, t, window):
 
 
 @njit(**KERNEL_STAGE_JIT)
-def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot):
+def router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, prefetch):
     """Stages 4-8 (lanes) or the switch stage and 7-8 (iq), router after router: every router,
     writing the cycle's events, counters and scratch into the state itself."""
-    return router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, 0, p.n_nodes, s.ev_flit,
+    return router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, 0, p.n_nodes, prefetch, s.ev_flit,
                         s.ev_flit_n, s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link, s.ts_injected,
                         s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)
 
 
 @njit(**KERNEL_STAGE_JIT)
-def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, ev_flit, ev_flit_n, ev_credit,
-                 ev_credit_n, ev_eject, ev_eject_n, ts_link, ts_injected, ts_accepted, cls_out, cnt, rows, req_vc,
-                 req_out, va_lane):
+def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, prefetch, ev_flit, ev_flit_n,
+                 ev_credit, ev_credit_n, ev_eject, ev_eject_n, ts_link, ts_injected, ts_accepted, cls_out, cnt, rows,
+                 req_vc, req_out, va_lane):
     """Stages 4-8 (lanes, and its ejection with ``p.eject_in_loop``) or the switch stage and 7-8
     (iq) of routers ``lo .. hi - 1``, in order.
 
@@ -235,6 +238,8 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
             if nodes[node].flits > 0:
                 if lanes_router:
                     if p.uses_lanes:
+                        if prefetch:
+                            _prefetch_routers(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, active, p, node, hi)
                         if p.eject_in_loop:
                             eject_node(outl, ol_buf, ports, nodes, pkts, ts_accepted, cnt, cls, class_pri, cls_out,
                                        s.born, p, t, w, node)
@@ -267,6 +272,32 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
 
 
 
+@njit(**KERNEL_INLINE)
+def _prefetch_routers(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, active, p, node, hi):
+    """On networks whose state outgrows the L2 (``p.prefetch``), start loading what the next
+    router's link and crossbar stages (lanes) will read, so that the loads overlap this router's
+    work: the records and buffers of its connected input lanes and of its output lanes that hold
+    flits. Its ports and connection list, read here, lie next to this router's; an idle router
+    (whose records would be read from memory for nothing) is skipped. Only lines that will be
+    read: a prefetch takes a line-fill buffer, and more than a few at once delay the loads that
+    wait. A prefetch changes no value."""
+    if node + 1 == hi or active[node + 1] == 0:
+        return
+    v, n_ports = p.n_vcs, p.n_ports
+    near = node + 1
+    for k in range(nodes[near].conn_n):
+        lane = conn_list[near, k]
+        prefetch_row(inl, lane)
+        prefetch_row(in_buf, lane)
+    for link in range(near * n_ports, near * n_ports + n_ports - p.conc):
+        held = ports[link].held_vcs
+        while held != 0:
+            out = link * v + lowest_set_bit(held)
+            prefetch_row(outl, out)
+            prefetch_row(ol_buf, out)
+            held &= held - 1
+
+
 @njit(**KERNEL_STAGE_JIT)
 def cycle_start(s, p, t, w):
     """The cycle's stages before the routers': arrivals, release, ejection."""
@@ -288,6 +319,16 @@ def release_and_eject(s, p, t, w):
     elif p.uses_iq:
         return eject_iq(s, p, t, w)
     return ERR_OK
+
+
+@njit(**KERNEL_STAGE_JIT)
+def prefetches(p, n_arrivals):
+    """Whether this cycle's router loop prefetches (``p.prefetch``, a large network): only in a
+    cycle with at least one arrival (flit or credit, counted before the arrivals empty the ring)
+    for every PREFETCH_ARRIVALS_PER routers. In a quieter cycle the next router's records, read to
+    choose what to prefetch, are themselves out of cache: the 64x64 torus at 3 % of capacity ran
+    1.03x the time with prefetching in every cycle, 1.01x with this rule (5 pairs)."""
+    return p.prefetch != 0 and n_arrivals >= p.n_nodes // PREFETCH_ARRIVALS_PER
 
 
 @njit(**KERNEL_STAGE_JIT)
@@ -335,11 +376,12 @@ def advance(s, p, topo, t_end):
     t = s.cnt[C_CYCLE]
     while t < t_end:
         w = t // p.window
+        prefetch = prefetches(p, s.ev_flit_n[t % p.ring] + s.ev_credit_n[t % p.ring])
         err = cycle_start(s, p, t, w)
         if err != ERR_OK:
             return err
         arrival_slot, credit_slot, eject_slot = router_slots(p, t)
-        err = router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot)
+        err = router_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, prefetch)
         if err != ERR_OK:
             return err
         err = cycle_end(s, p, topo, t)

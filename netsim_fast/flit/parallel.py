@@ -29,7 +29,9 @@ from numba import njit, prange
 
 from netsim_fast import _arrays as aligned
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT, PARALLEL_JIT
-from netsim_fast.flit.kernel import cycle_done, cycle_end, release_and_eject, router_range, router_slots
+from netsim_fast.flit.kernel import (
+    cycle_done, cycle_end, prefetches, release_and_eject, router_range, router_slots,
+)
 from netsim_fast.flit.state import C_CYCLE, C_ERR_CYCLE, C_ERR_LANE, C_ERR_PKT, C_LAST_DELIVERY, ERR_OK
 from netsim_fast.flit.traverse import arrive_range
 
@@ -207,6 +209,10 @@ def _advance_threads(s, p, topo, t_end, x):
         if err != ERR_OK:
             return err
         slot = t % p.ring
+        n_arrivals = s.ev_flit_n[slot] + s.ev_credit_n[slot]
+        for i in range(n_threads):
+            n_arrivals += x.ev_flit_n[i, slot] + x.ev_credit_n[i, slot]
+        prefetch = prefetches(p, n_arrivals)
         arrival_slot, credit_slot, eject_slot = router_slots(p, t)
         for c in range(s.cnt.shape[0]):
             x.base[c] = s.cnt[c]
@@ -215,8 +221,8 @@ def _advance_threads(s, p, topo, t_end, x):
         for i in prange(n_threads):
             _arrivals_range(s, p, t, slot, x.bounds[i], x.bounds[i + 1], x)
             x.err[i] = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x.bounds[i],
-                                    x.bounds[i + 1], x.ev_flit[i], x.ev_flit_n[i], x.ev_credit[i], x.ev_credit_n[i],
-                                    x.ev_eject[i], x.ev_eject_n[i], x.ts_link[i], x.ts_injected[i],
+                                    x.bounds[i + 1], prefetch, x.ev_flit[i], x.ev_flit_n[i], x.ev_credit[i],
+                                    x.ev_credit_n[i], x.ev_eject[i], x.ev_eject_n[i], x.ts_link[i], x.ts_injected[i],
                                     x.ts_accepted[i], x.cls_out[i], x.cnt[i], x.rows[i], x.req_vc[i], x.req_out[i],
                                     x.va_lane[i])
         _arrived(s, x, slot)

@@ -18,6 +18,11 @@ from netsim_fast.workloads.packets import FinitePackets
 from netsim_fast.errors import DeadlockError, SimulationError
 
 BATCH_CYCLES = 1024
+# Prefetching (FlitParams.prefetch) from this many lanes up, as the blocked arrivals: bench/flit_speed.py
+# --against the tree before, 5 pairs, 2026-11-27: the 64x64 torus at 30 % of capacity 0.92x, 16x16x16 0.92x,
+# 32x32x32 0.75x, the 16k-terminal dragonfly 0.89x; but the 32x32 (20,480 lanes, state in the L3) 1.14-1.26x
+# with earlier forms of it (3 pairs)
+PREFETCH_LANES = 65536
 
 
 @dataclass
@@ -80,7 +85,8 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         closed_loop=int(cfg.closed_loop), outstanding=cfg.outstanding if cfg.closed_loop else 0,
         rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
-    return params._replace(eject_in_loop=int(ejects_in_router_loop(params)), **uses(params))
+    prefetch = int(params.n_nodes * params.n_ports * params.n_vcs >= PREFETCH_LANES)
+    return params._replace(eject_in_loop=int(ejects_in_router_loop(params)), prefetch=prefetch, **uses(params))
 
 
 def _class_vcs(cfg) -> int:

@@ -28,9 +28,7 @@ from netsim_fast import _arrays as aligned
 
 NONE = -1
 
-ROUTER_LANES = 0
-ROUTER_IQ = 1
-ROUTER_BOOKSIM = 2   # BookSim2's IQ router: its own kernel, flit/booksim/
+ROUTER_LANES, ROUTER_IQ, ROUTER_BOOKSIM = 0, 1, 2  # booksim: BookSim2's IQ router, its own kernel (flit/booksim/)
 ROUTERS = {"lanes": ROUTER_LANES, "iq": ROUTER_IQ, "booksim": ROUTER_BOOKSIM}
 SWITCHING = {"wormhole": 0, "vct": 1}
 
@@ -225,6 +223,7 @@ class FlitParams(NamedTuple):
                           # 0 .. rr_vcs-1, replies on rr_vcs .. 2 rr_vcs-1); 0: not split
     eject_in_loop: int = 0  # 1: terminals eject in the router loop, else in a pass before it
                             # (flit/eject.py, ejects_in_router_loop)
+    prefetch: int = 0     # 1: a network whose state outgrows the L2: prefetch records (flit/kernel.py, prefetches)
     # The parts of the kernel the run uses: True, or None for one it does not use, which the kernel
     # then does not compile (flit/features.py; build_params sets them, True compiles everything)
     uses_lanes: object = True

@@ -24,11 +24,14 @@ from numba import njit
 
 from netsim_fast._bits import lowest_set_bit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_STAGE_JIT
+from netsim_fast._prefetch import prefetch_row
 from netsim_fast.flit.flits import (
     flit_packet, flit_priority, is_head, is_tail, later_slot, pop_input, port_bit, push_input, release_connection,
     schedule_credit, schedule_flit, top_ready_lane, vc_bit,
 )
 from netsim_fast.flit.state import C_FLIT_HOPS, NONE
+
+AHEAD = 6  # with FlitParams.prefetch, an arrival prefetches the records of the one this many places later
 
 
 @njit(**KERNEL_STAGE_JIT)
@@ -45,22 +48,47 @@ def arrive_range(inl, in_buf, nodes, wait_bits, outl, active, p, t, first, last,
     """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
     that go to lanes ``first .. last - 1``: all of them (``arrivals``), or one thread's routers'
     (flit/parallel.py). A flit marks its router active; a credit does not (a router without
-    flits has no use for it until a flit arrives)."""
+    flits has no use for it until a flit arrives). With ``p.prefetch`` (a network whose state
+    outgrows the L2) each arrival first prefetches the records of the one AHEAD places later;
+    the last AHEAD, and every arrival without it, take the plain loop."""
     per_node = p.n_ports * p.n_vcs
-    for i in range(n_flits):
-        lane = flits[i, 0]
-        if lane >= first and lane < last:
-            push_input(inl, in_buf, nodes, wait_bits, per_node, lane, flits[i, 1], t)
-            active[inl[lane].node] = 1
-    for i in range(n_credits):
-        out = credits[i]
-        if out >= first and out < last:
-            outl[out].credits += 1
-            # credits decide whether a VC is free only under vct or for an atomic VC (all drained),
-            # and only for an unowned one (an owned VC waits for its release)
-            if outl[out].owner == NONE and (p.vct or ((p.atomic_mask >> outl[out].vc) & 1
-                                                      and outl[out].credits == p.buf)):
-                nodes[outl[out].node].dirty |= port_bit(outl[out].port)
+    ahead = n_flits - AHEAD if p.prefetch else 0
+    for i in range(ahead):
+        later = flits[i + AHEAD, 0]
+        if later >= first and later < last:  # not another thread's lanes
+            prefetch_row(inl, later)
+            prefetch_row(in_buf, later)
+        _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
+    for i in range(max(ahead, 0), n_flits):
+        _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
+    ahead = n_credits - AHEAD if p.prefetch else 0
+    for i in range(ahead):
+        later = credits[i + AHEAD]
+        if later >= first and later < last:
+            prefetch_row(outl, later)
+        _arrive_credit(outl, nodes, p, first, last, credits, i)
+    for i in range(max(ahead, 0), n_credits):
+        _arrive_credit(outl, nodes, p, first, last, credits, i)
+
+
+@njit(**KERNEL_INLINE)
+def _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i):
+    lane = flits[i, 0]
+    if lane >= first and lane < last:
+        push_input(inl, in_buf, nodes, wait_bits, per_node, lane, flits[i, 1], t)
+        active[inl[lane].node] = 1
+
+
+@njit(**KERNEL_INLINE)
+def _arrive_credit(outl, nodes, p, first, last, credits, i):
+    out = credits[i]
+    if out >= first and out < last:
+        outl[out].credits += 1
+        # credits decide whether a VC is free only under vct or for an atomic VC (all drained),
+        # and only for an unowned one (an owned VC waits for its release)
+        if outl[out].owner == NONE and (p.vct or ((p.atomic_mask >> outl[out].vc) & 1
+                                                  and outl[out].credits == p.buf)):
+            nodes[outl[out].node].dirty |= port_bit(outl[out].port)
 
 
 @njit(**KERNEL_INLINE)
