@@ -281,9 +281,15 @@ def _prefetch_routers(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, active
     (whose records would be read from memory for nothing) is skipped. Only lines that will be
     read: a prefetch takes a line-fill buffer, and more than a few at once delay the loads that
     wait. A prefetch changes no value."""
+    v, n_ports = p.n_vcs, p.n_ports
+    far = node + 2
+    if far < hi and active[far] != 0:  # what the next call reads: the ports and the connection list
+        prefetch_row(nodes, far)
+        prefetch_row(conn_list, far)
+        for link in range(far * n_ports, far * n_ports + n_ports, 2):
+            prefetch_row(ports, link)
     if node + 1 == hi or active[node + 1] == 0:
         return
-    v, n_ports = p.n_vcs, p.n_ports
     near = node + 1
     for k in range(nodes[near].conn_n):
         lane = conn_list[near, k]
