@@ -20,7 +20,7 @@ from netsim_fast.errors import DeadlockError, SimulationError
 BATCH_CYCLES = 1024
 # Prefetching (FlitParams.prefetch) from this many lanes up, as the blocked arrivals: bench/flit_speed.py
 # --against the tree before, 5 pairs, 2026-11-27: the 64x64 torus at 30 % of capacity 0.92x, 16x16x16 0.92x,
-# 32x32x32 0.75x, the 16k-terminal dragonfly 0.89x; but the 32x32 (20,480 lanes, state in the L3) 1.14-1.26x
+# 32x32x32 0.75x, the 16k-terminal dragonfly 0.89x; but the 32x32 (20,480 lanes, state in the L3) 1.14-1.25x
 # with earlier forms of it (3 pairs)
 PREFETCH_LANES = 65536
 
