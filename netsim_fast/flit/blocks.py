@@ -151,8 +151,8 @@ def blocks_stages(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, x):
     while lo < p.n_nodes:
         hi = min(p.n_nodes, lo + x.block)
         f0, f1, c0, c1 = x.off[0, b], x.off[0, b + 1], x.off[1, b], x.off[1, b + 1]
-        arrive_range(s.inl, s.in_buf, s.node, s.wait_bits, s.outl, s.active, p, t, 0, s.inl.shape[0], x.flits[f0:f1],
-                     f1 - f0, x.credits[c0:c1], c1 - c0)
+        arrive_range(s.inl, s.in_buf, s.node, s.wait_bits, s.outl, s.active, s.pkt, p, t, 0, s.inl.shape[0],
+                     x.flits[f0:f1], f1 - f0, x.credits[c0:c1], c1 - c0)
         err = router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi, prefetch, s.ev_flit,
                            s.ev_flit_n, s.ev_credit, s.ev_credit_n, s.ev_eject, s.ev_eject_n, s.ts_link,
                            s.ts_injected, s.ts_accepted, s.cls_out, s.cnt, s.rows, s.req_vc, s.req_out, s.va_lane)

@@ -126,10 +126,10 @@ def _arrivals_range(s, p, t, slot, lo, hi, x):
     per_router = p.n_ports * p.n_vcs
     first, last = lo * per_router, hi * per_router
     inl, in_buf, nodes, wait_bits, outl = s.inl, s.in_buf, s.node, s.wait_bits, s.outl
-    arrive_range(inl, in_buf, nodes, wait_bits, outl, s.active, p, t, first, last, s.ev_flit[slot], s.ev_flit_n[slot],
-                 s.ev_credit[slot], s.ev_credit_n[slot])
+    arrive_range(inl, in_buf, nodes, wait_bits, outl, s.active, s.pkt, p, t, first, last, s.ev_flit[slot],
+                 s.ev_flit_n[slot], s.ev_credit[slot], s.ev_credit_n[slot])
     for i in range(x.err.shape[0]):
-        arrive_range(inl, in_buf, nodes, wait_bits, outl, s.active, p, t, first, last, x.ev_flit[i, slot],
+        arrive_range(inl, in_buf, nodes, wait_bits, outl, s.active, s.pkt, p, t, first, last, x.ev_flit[i, slot],
                      x.ev_flit_n[i, slot], x.ev_credit[i, slot], x.ev_credit_n[i, slot])
 
 

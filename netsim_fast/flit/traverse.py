@@ -37,14 +37,15 @@ AHEAD = 6  # with FlitParams.prefetch, an arrival prefetches the records of the 
 @njit(**KERNEL_STAGE_JIT)
 def arrivals(s, p, t, slot):
     """Stage 1: flits and credits whose delay ends at ``t`` (ring slot ``slot``)."""
-    arrive_range(s.inl, s.in_buf, s.node, s.wait_bits, s.outl, s.active, p, t, 0, s.inl.shape[0], s.ev_flit[slot],
-                 s.ev_flit_n[slot], s.ev_credit[slot], s.ev_credit_n[slot])
+    arrive_range(s.inl, s.in_buf, s.node, s.wait_bits, s.outl, s.active, s.pkt, p, t, 0, s.inl.shape[0],
+                 s.ev_flit[slot], s.ev_flit_n[slot], s.ev_credit[slot], s.ev_credit_n[slot])
     s.ev_flit_n[slot] = 0
     s.ev_credit_n[slot] = 0
 
 
 @njit(**KERNEL_INLINE)
-def arrive_range(inl, in_buf, nodes, wait_bits, outl, active, p, t, first, last, flits, n_flits, credits, n_credits):
+def arrive_range(inl, in_buf, nodes, wait_bits, outl, active, pkts, p, t, first, last, flits, n_flits, credits,
+                 n_credits):
     """The flits and credits of one ring slot (``flits[:n_flits]``, ``credits[:n_credits]``)
     that go to lanes ``first .. last - 1``: all of them (``arrivals``), or one thread's routers'
     (flit/parallel.py). A flit marks its router active; a credit does not (a router without
@@ -58,6 +59,8 @@ def arrive_range(inl, in_buf, nodes, wait_bits, outl, active, p, t, first, last,
         if later >= first and later < last:  # not another thread's lanes
             prefetch_row(inl, later)
             prefetch_row(in_buf, later)
+            if is_head(flits[i + AHEAD, 1]):  # its packet's record, which routing reads
+                prefetch_row(pkts, flit_packet(flits[i + AHEAD, 1]))
         _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
     for i in range(max(ahead, 0), n_flits):
         _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
