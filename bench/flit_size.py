@@ -14,13 +14,20 @@ cache line of working sets of 1 to 64 MiB (one load per 64-byte line, in a rando
 L2's and the L3's share of this machine show as steps.
 
     PYTHONPATH=. python bench/flit_size.py [--repeats 3] [--out docs/figures]
+    PYTHONPATH=. python bench/flit_size.py --prefetch [--radixes 32,40,48] [--cycles 3000]
+
+``--prefetch`` instead measures, per radix (4 VCs), what prefetching (FlitParams.prefetch, which
+the engine turns on from ``flit.run.PREFETCH_LANES`` lanes up) does at that size: alternated
+pairs of runs with it forced on and forced off, and the median ratio of their CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,15 +62,50 @@ def chase_ns(mib: float, steps: int = 2_000_000) -> float:
     return statistics.median(times)
 
 
+PREFETCH_CHILD = r"""
+import json, sys
+from netsim_fast.config import Config
+from netsim_fast.flit import run as flit_run
+from netsim_fast.topologies import build_topology
+fields, cycles, on = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+flit_run.PREFETCH_LANES = 0 if on else 1 << 62  # forced on / off, whatever the size
+cfg = Config(cycles=cycles, threads=1, **fields)
+run = flit_run.run_flit(cfg, build_topology(cfg))
+print(json.dumps(dict(flit_hops=int(run.state.cnt[6]), cpu_seconds=run.sim_cpu_seconds)))
+"""
+
+
+def prefetch_ratios(radixes: list[int], cycles: int, repeats: int) -> None:
+    """Per radix, the median over alternated pairs of CPU time with prefetching over without."""
+    print("| torus | lanes | ns per flit-hop without | with / without (pairs) |\n| --- | --- | --- | --- |")
+    for k in radixes:
+        fields = dict(topology="torus", k=k, routing="dor", vcs=4, buf=8, packet_flits=8, rate=0.3 * 8 / k)
+        pairs = []
+        for _ in range(repeats):
+            runs = [json.loads(subprocess.run([sys.executable, "-c", PREFETCH_CHILD, json.dumps(fields), str(cycles),
+                                               str(on)], capture_output=True, text=True, check=True).stdout)
+                    for on in (0, 1)]
+            assert runs[0]["flit_hops"] == runs[1]["flit_hops"], "prefetching changed the run"
+            off, on = runs[0]["cpu_seconds"], runs[1]["cpu_seconds"]
+            pairs.append((off / runs[0]["flit_hops"] * 1e9, on / off))
+        ratios = " ".join(f"{r:.3f}" for _, r in pairs)
+        print(f"| {k}x{k} | {k * k * 5 * 4:,} | {statistics.median(n for n, _ in pairs):.1f} | "
+              f"**{statistics.median(r for _, r in pairs):.3f}** ({ratios}) |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--radixes", default="16,24,32,40,48,56,64")
     ap.add_argument("--cycles", type=int, default=1500)
     ap.add_argument("--out", default="bench/out")
+    ap.add_argument("--prefetch", action="store_true", help="instead: prefetching forced on against off, by radix")
     args = ap.parse_args()
     radixes = [int(k) for k in args.radixes.split(",")]
     print(describe())
+    if args.prefetch:
+        prefetch_ratios(radixes, args.cycles, args.repeats)
+        return
     run_setup(dict(topology="torus", k=8, vcs=2, buf=8, packet_flits=8, rate=0.1), 50)  # compile once
     rows = []
     print("| torus | VCs | state MiB | ns per flit-hop (CPU) | relative to the 16x16 |")

@@ -54,8 +54,9 @@ def test_only_large_networks_prefetch():
         return build_params(cfg, build_topology(cfg), stop_mode=STOP_AT_END, win_start=0, win_end=10).prefetch
 
     assert prefetch(topology="torus", k=16) == 0  # 5,120 lanes: its state stays in the L2
-    assert prefetch(topology="torus", k=32) == 0  # 20,480: in the L3, where prefetching cost 1.14x
-    assert prefetch(topology="torus", k=64) == 1  # 81,920
+    assert prefetch(topology="torus", k=32) == 0  # 20,480: in the L3, where prefetching cost 1.04x
+    assert prefetch(topology="torus", k=40) == 1  # 32,000: 0.92x
+    assert prefetch(topology="torus", k=64) == 1
 
 
 @njit(cache=True)

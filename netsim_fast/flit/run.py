@@ -18,11 +18,10 @@ from netsim_fast.workloads.packets import FinitePackets
 from netsim_fast.errors import DeadlockError, SimulationError
 
 BATCH_CYCLES = 1024
-# Prefetching (FlitParams.prefetch) from this many lanes up, as the blocked arrivals: bench/flit_speed.py
-# --against the tree before, 5 pairs, 2026-11-27: the 64x64 torus at 30 % of capacity 0.92x, 16x16x16 0.92x,
-# 32x32x32 0.75x, the 16k-terminal dragonfly 0.89x; but the 32x32 (20,480 lanes, state in the L3) 1.14-1.25x
-# with earlier forms of it (3 pairs)
-PREFETCH_LANES = 65536
+# Prefetching (FlitParams.prefetch) from this many lanes up (about 6 MiB of state at 4 VCs x 8 flits):
+# bench/flit_size.py --prefetch (forced on / off, 3 pairs, 2026-11-27): 24x24 torus 1.146x, 32x32 (20,480
+# lanes, its state in the L3) 1.036x, 40x40 (32,000) 0.918x, 48x48 0.840x, 64x64 0.886x
+PREFETCH_LANES = 24576
 
 
 @dataclass
