@@ -275,18 +275,19 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
 @njit(**KERNEL_INLINE)
 def _prefetch_routers(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, active, p, node, hi):
     """On networks whose state outgrows the L2 (``p.prefetch``), start loading what the next
-    router's link and crossbar stages (lanes) will read, so that the loads overlap this router's
-    work: the records and buffers of its connected input lanes and of its output lanes that hold
-    flits. Its ports and connection list, read here, lie next to this router's; an idle router
-    (whose records would be read from memory for nothing) is skipped. Only lines that will be
-    read: a prefetch takes a line-fill buffer, and more than a few at once delay the loads that
-    wait. A prefetch changes no value."""
+    routers' link and crossbar stages (lanes) will read, so that the loads overlap this router's
+    work: for the next router, the records and buffers of its connected input lanes and of its
+    output lanes that hold flits; for the router two places on, the node record, connection list
+    and port records that the next call reads to choose those. Idle routers are skipped (their
+    records would be read from memory for nothing). Only lines that will be read: a prefetch
+    takes a line-fill buffer, and more than a few at once delay the loads that wait. A prefetch
+    changes no value."""
     v, n_ports = p.n_vcs, p.n_ports
     far = node + 2
-    if far < hi and active[far] != 0:  # what the next call reads: the ports and the connection list
+    if far < hi and active[far] != 0:
         prefetch_row(nodes, far)
         prefetch_row(conn_list, far)
-        for link in range(far * n_ports, far * n_ports + n_ports, 2):
+        for link in range(far * n_ports, far * n_ports + n_ports, 2):  # two 32-byte port records a line
             prefetch_row(ports, link)
     if node + 1 == hi or active[node + 1] == 0:
         return
