@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from netsim_fast._prefetch import prefetch_row
+from netsim_fast._prefetch import prefetch_row, prefetch_rows
 from netsim_fast.config import Config
 from netsim_fast.experiment import simulate
 from netsim_fast.flit import blocks
@@ -65,6 +65,7 @@ def _touch(records, buffers, rows):
     for i in rows:
         prefetch_row(records, i)  # also rows past either end: a prefetch never faults
         prefetch_row(buffers, i)
+        prefetch_rows(records, i, 3)
         if 0 <= i < records.shape[0]:
             total += records[i]["a"] + buffers[i, 0]
     return total
@@ -79,4 +80,4 @@ def test_prefetch_row_compiles_reads_nothing_and_never_faults():
     assert _touch(records, buffers, rows) == (0 + 3 + 9) + (0 + 12 + 36)
     assert np.array_equal(records, before[0]) and np.array_equal(buffers, before[1])
     assert "prefetch" in next(iter(_touch.inspect_asm().values()))
-    assert prefetch_row(records, 3) is None  # the plain form (NUMBA_DISABLE_JIT) does nothing
+    assert prefetch_row(records, 3) is None and prefetch_rows(records, 3, 2) is None  # the plain forms do nothing

@@ -31,7 +31,7 @@ from numba import njit
 
 from netsim_fast._bits import lowest_set_bit
 from netsim_fast._jit import KERNEL_INLINE, KERNEL_JIT, KERNEL_STAGE_JIT
-from netsim_fast._prefetch import prefetch_row
+from netsim_fast._prefetch import prefetch_row, prefetch_rows
 from netsim_fast.flit.allocate import allocate_vcs
 from netsim_fast.flit.eject import eject_iq, eject_lanes, eject_node
 from netsim_fast.flit.flits import flit_packet
@@ -287,8 +287,7 @@ def _prefetch_routers(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, active
     if far < hi and active[far] != 0:
         prefetch_row(nodes, far)
         prefetch_row(conn_list, far)
-        for link in range(far * n_ports, far * n_ports + n_ports, 2):  # two 32-byte port records a line
-            prefetch_row(ports, link)
+        prefetch_rows(ports, far * n_ports, n_ports)
     if node + 1 == hi or active[node + 1] == 0:
         return
     near = node + 1
@@ -383,7 +382,8 @@ def advance(s, p, topo, t_end):
     t = s.cnt[C_CYCLE]
     while t < t_end:
         w = t // p.window
-        prefetch = prefetches(p, s.ev_flit_n[t % p.ring] + s.ev_credit_n[t % p.ring])
+        slot = t % p.ring
+        prefetch = prefetches(p, s.ev_flit_n[slot] + s.ev_credit_n[slot])
         err = cycle_start(s, p, t, w)
         if err != ERR_OK:
             return err
