@@ -240,8 +240,10 @@ def _internal_step(s, b, p, bp, topo, t, node):
     while bnode[node].xb_len > 0 and xb[node, bnode[node].xb_head, 3] == t:
         h = bnode[node].xb_head
         flit, o, ph, pri = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2], xb[node, h, 4]
-        bnode[node].xb_head = 0 if h + 1 == bp.xb_cap else h + 1
         bnode[node].xb_len -= 1
+        # an emptied ring starts again at its first entry: a queue that rarely holds more than a
+        # flit or two then keeps reusing one cache line instead of walking its whole ring
+        bnode[node].xb_head = 0 if h + 1 == bp.xb_cap or bnode[node].xb_len == 0 else h + 1
         f = node * ports + b.k_port[o - base]  # the output VC's port (a small table, not its 48-byte record)
         if b.of_len[f] >= bp.of_cap:
             s.cnt[C_ERR_CYCLE] = t
@@ -307,8 +309,8 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         if b.cq_len[c] == 0:
             continue
         msg = b.cq[c, b.cq_head[c]]
-        b.cq_head[c] = 0 if b.cq_head[c] + 1 == b.cq.shape[1] else b.cq_head[c] + 1
         b.cq_len[c] -= 1
+        b.cq_head[c] = 0 if b.cq_head[c] + 1 == b.cq.shape[1] or b.cq_len[c] == 0 else b.cq_head[c] + 1
         if b.cq_len[c] == 0:
             bnode[node].cq_ports = unmark_port(bnode[node].cq_ports, port)
         bnode[node].credits_queued -= 1
@@ -335,8 +337,8 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
             continue
         h = b.of_head[f]
         flit, o, ph, pri = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2], b.of[f, h, 3]
-        b.of_head[f] = 0 if h + 1 == bp.of_cap else h + 1
         b.of_len[f] -= 1
+        b.of_head[f] = 0 if h + 1 == bp.of_cap or b.of_len[f] == 0 else h + 1  # emptied: back to the first entry
         if b.of_len[f] == 0:
             bnode[node].of_ports = unmark_port(bnode[node].of_ports, port)
         s.node[node].flits -= 1
