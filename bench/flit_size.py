@@ -66,12 +66,13 @@ PREFETCH_CHILD = r"""
 import json, sys
 from netsim_fast.config import Config
 from netsim_fast.flit import run as flit_run
+from netsim_fast.flit.state import C_FLIT_HOPS
 from netsim_fast.topologies import build_topology
 fields, cycles, on = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 flit_run.PREFETCH_LANES = 0 if on else 1 << 62  # forced on / off, whatever the size
 cfg = Config(cycles=cycles, threads=1, **fields)
 run = flit_run.run_flit(cfg, build_topology(cfg))
-print(json.dumps(dict(flit_hops=int(run.state.cnt[6]), cpu_seconds=run.sim_cpu_seconds)))
+print(json.dumps(dict(flit_hops=int(run.state.cnt[C_FLIT_HOPS]), cpu_seconds=run.sim_cpu_seconds)))
 """
 
 

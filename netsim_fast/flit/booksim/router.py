@@ -169,6 +169,15 @@ def _route_update(s, b, p, bp, topo, t, base, node, n_rt):
 
 
 @njit(**KERNEL_INLINE)
+def _front_after_pop(front, cap, left):
+    """A ring's front position once its front entry (at ``front``, of ``cap``) is taken and
+    ``left`` entries remain: an emptied ring starts again at its first entry, so a queue that
+    rarely holds more than a flit or two keeps reusing one cache line instead of walking its
+    whole ring (the crossbar queue, output FIFOs and credit FIFOs)."""
+    return 0 if left == 0 or front + 1 == cap else front + 1
+
+
+@njit(**KERNEL_INLINE)
 def _internal_step(s, b, p, bp, topo, t, node):
     """Stages 2-12 of docs/booksim-router.md 5.4 at ``node`` (input queuing, stage 1, is
     ``read_inputs``: a cycle's flits and credits are all in before its first internal step)."""
@@ -241,9 +250,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
         h = bnode[node].xb_head
         flit, o, ph, pri = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2], xb[node, h, 4]
         bnode[node].xb_len -= 1
-        # an emptied ring starts again at its first entry: a queue that rarely holds more than a
-        # flit or two then keeps reusing one cache line instead of walking its whole ring
-        bnode[node].xb_head = 0 if h + 1 == bp.xb_cap or bnode[node].xb_len == 0 else h + 1
+        bnode[node].xb_head = _front_after_pop(h, bp.xb_cap, bnode[node].xb_len)
         f = node * ports + b.k_port[o - base]  # the output VC's port (a small table, not its 48-byte record)
         if b.of_len[f] >= bp.of_cap:
             s.cnt[C_ERR_CYCLE] = t
@@ -310,7 +317,7 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
             continue
         msg = b.cq[c, b.cq_head[c]]
         b.cq_len[c] -= 1
-        b.cq_head[c] = 0 if b.cq_head[c] + 1 == b.cq.shape[1] or b.cq_len[c] == 0 else b.cq_head[c] + 1
+        b.cq_head[c] = _front_after_pop(b.cq_head[c], b.cq.shape[1], b.cq_len[c])
         if b.cq_len[c] == 0:
             bnode[node].cq_ports = unmark_port(bnode[node].cq_ports, port)
         bnode[node].credits_queued -= 1
@@ -338,7 +345,7 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         h = b.of_head[f]
         flit, o, ph, pri = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2], b.of[f, h, 3]
         b.of_len[f] -= 1
-        b.of_head[f] = 0 if h + 1 == bp.of_cap or b.of_len[f] == 0 else h + 1  # emptied: back to the first entry
+        b.of_head[f] = _front_after_pop(h, bp.of_cap, b.of_len[f])
         if b.of_len[f] == 0:
             bnode[node].of_ports = unmark_port(bnode[node].of_ports, port)
         s.node[node].flits -= 1
