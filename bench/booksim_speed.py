@@ -20,7 +20,9 @@ Counting the work the same way for both (flit-hops: router-to-router link traver
   "Total run time" (simulation, without process start-up).
 - netsim-fast runs ``run --cycles N`` (no latency limit) in a fresh process with a warm Numba
   cache; its work is the engine's exact flit-hop counter and its time ``sim_seconds``
-  (simulation, without compilation or loading the kernels).
+  (simulation, without compilation or loading the kernels). Its kernel is specialised for each
+  set-up (``--specialise on``, flit/specialise.py: the same results, compiled once per set-up
+  and cached); ``--specialise off`` runs the generic kernel, ``auto`` what the CLI would.
 
 Each run's speed is given over its wall clock and over its CPU time, and the table's ratio is
 the CPU one: on this shared machine another process's load stretches both tools' wall clocks by
@@ -166,13 +168,17 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", default=None, help="run the set-ups whose name contains this")
     ap.add_argument("--out", default="docs/figures")
+    ap.add_argument("--specialise", choices=("on", "off", "auto"), default="on",
+                    help="netsim-fast's kernels: compiled per set-up (on), generic (off), or as the CLI decides")
     args = ap.parse_args()
     print(describe(), flush=True)
+    print(f"netsim-fast: --specialise {args.specialise}")
     binary = os.environ.get("BOOKSIM")
     if not binary:
         print("BOOKSIM is not set: skipping the comparison (build it with ../shared/booksim2/build.sh)")
         return
-    setups = {k: v for k, v in SETUPS.items() if args.only is None or args.only in k}
+    setups = {k: (b, dict(n, specialise=args.specialise), c) for k, (b, n, c) in SETUPS.items()
+              if args.only is None or args.only in k}
     if not setups:
         sys.exit(f"error: --only {args.only}: matches no set-up; choose from {', '.join(SETUPS)}")
     warm = run_netsim(dict(next(iter(setups.values()))[1]), 100)  # fills the Numba cache once

@@ -11,6 +11,11 @@ machine, can be compared by ratio.
     PYTHONPATH=. python bench/flit_speed.py --only torus16 --repeats 3
     PYTHONPATH=. python bench/flit_speed.py --only cap,dragonfly --repeats 3   # the size table
     PYTHONPATH=. python bench/flit_speed.py --only 0.03cap --against ../old   # alternated with another checkout
+    PYTHONPATH=. python bench/flit_speed.py --against . --other-specialise off  # specialised against generic
+
+The kernels are specialised per set-up (``--specialise on``, flit/specialise.py: the same
+results; each set-up's first run compiles its kernel, later runs load it from the cache);
+``--specialise off`` measures the generic kernel, which every configuration shares.
 """
 
 from __future__ import annotations
@@ -72,6 +77,9 @@ from netsim_fast.flit import state as fs
 from netsim_fast.flit.run import run_flit
 from netsim_fast.topologies import build_topology
 fields, cycles = json.loads(sys.argv[1]), int(sys.argv[2])
+special = fields.pop("specialise", None)
+if special is not None and "specialise" in Config.__dataclass_fields__:  # a tree from before it: its one kernel
+    fields["specialise"] = special
 cfg = Config(cycles=cycles, threads=1, **fields)  # one thread, whatever the machine's load
 topo = build_topology(cfg)
 run = run_flit(cfg, topo)
@@ -141,17 +149,19 @@ def run_setup(fields: dict, cycles: int, tree: str | None = None, prefix: list[s
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def against(tree: str, wanted: list[str], repeats: int) -> None:
+def against(tree: str, wanted: list[str], repeats: int, special: str, other_special: str) -> None:
     """Alternate runs of this engine and the one in ``tree``; per set-up, the median over pairs of
     this engine's CPU ns per flit-hop over the other's (two runs a minute apart share the
     machine's load, so the ratio of a pair is steadier than either figure)."""
-    print(f"CPU ns per flit-hop, this checkout / {tree}: median over {repeats} alternated pairs")
+    print(f"CPU ns per flit-hop, this checkout (--specialise {special}) / {tree} ({other_special}): "
+          f"median over {repeats} alternated pairs")
     for name, (fields, cycles) in SETUPS.items():
         if not any(part in name for part in wanted):
             continue
         pairs = []
         for _ in range(repeats):
-            other, mine = run_setup(fields, cycles, tree), run_setup(fields, cycles)
+            other = run_setup(dict(fields, specialise=other_special), cycles, tree)
+            mine = run_setup(dict(fields, specialise=special), cycles)
             assert other["flit_hops"] == mine["flit_hops"], "the two engines simulated different runs"
             per = max(mine["flit_hops"], 1)  # per flit-hop; with no traffic, per cycle
             pairs.append((mine["cpu_seconds"] / per * 1e9, other["cpu_seconds"] / per * 1e9))
@@ -169,15 +179,21 @@ def main() -> None:
     parser.add_argument("--out", default="bench/out", help="folder for flit_speed.csv")
     parser.add_argument("--against", metavar="TREE", help="instead: alternate with the engine of another checkout "
                                                           "and print the ratio of CPU time per flit-hop")
+    parser.add_argument("--specialise", choices=("on", "off", "auto"), default="on",
+                        help="the kernels: compiled per set-up (on, the default), generic (off), or as the CLI decides")
+    parser.add_argument("--other-specialise", choices=("on", "off", "auto"),
+                        help="with --against: the other checkout's (default: --specialise; a checkout from before "
+                             "it has only the generic kernel). --against . --other-specialise off: the gain here")
     args = parser.parse_args()
     print(describe(), flush=True)
+    print(f"--specialise {args.specialise}")
     wanted = args.only.split(",")
     if not any(part in name for name in SETUPS for part in wanted):
         parser.error(f"--only {args.only!r} matches no set-up; names: {', '.join(SETUPS)}")
     if args.against:
         run_setup(*SETUPS["mesh8_dor_1flit_0.15"], args.against)  # fill both caches before timing
         run_setup(*SETUPS["mesh8_dor_1flit_0.15"])
-        against(args.against, wanted, args.repeats)
+        against(args.against, wanted, args.repeats, args.specialise, args.other_specialise or args.specialise)
         return
 
     run_setup(*SETUPS["mesh8_dor_1flit_0.15"])  # compile once (or load the cache) before timing
@@ -189,7 +205,7 @@ def main() -> None:
     for name, (fields, cycles) in SETUPS.items():
         if not any(part in name for part in wanted):
             continue
-        runs = [run_setup(fields, cycles) for _ in range(args.repeats)]
+        runs = [run_setup(dict(fields, specialise=args.specialise), cycles) for _ in range(args.repeats)]
         med = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
         wall = statistics.median(r["flit_hops"] / r["sim_seconds"] for r in runs)
         cpu = statistics.median(r["flit_hops"] / r["cpu_seconds"] for r in runs)

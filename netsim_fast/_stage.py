@@ -15,10 +15,12 @@ goes to a twin dispatcher that compiles it the usual way, with a CPython wrapper
 the function's on-disk cache. Three methods of Numba's ``Dispatcher`` are wrapped to route
 the two kinds of call; they change nothing for a function compiled with another pipeline.
 
-Both pipelines (``StageCompiler``, ``TwinCompiler``) also run ``NoneMembers`` before Numba's
+Both pipelines (``StageCompiler``, ``TwinCompiler``) also run ``ConstantMembers`` before Numba's
 dead-branch pruning: a branch on a member of an argument that is None (``p.uses_iq``,
 flit/features.py) is then dropped before type inference, so a kernel compiles only the parts
-of the engine its run uses.
+of the engine its run uses; a member that is a ``Fixed`` integer (typed ``FixedInt``, its value
+in its type) becomes that constant, so a kernel specialised for one configuration
+(flit/specialise.py) folds its sizes, delays and codes.
 
 Both also lower array indexing without Python's negative-index wraparound (``UnwrappedLower``):
 kernel code indexes with lanes, routers, slots and counters, never counting from the end, and
@@ -40,6 +42,7 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.ir_utils import get_definition, guard
 from numba.core.caching import NullCache
 from numba.core.dispatcher import Dispatcher
+from numba.extending import models, register_model, typeof_impl
 from numba.np import arrayobj
 
 
@@ -130,17 +133,61 @@ class StageLowering(TwinLowering):
         return super().run_pass(state)
 
 
+class Fixed:
+    """An integer argument member that a kernel compiles as a constant: ``p._replace(n_vcs=Fixed(4))``.
+
+    Not an ``int`` subclass, whose type Numba would take as int64 before asking ``typeof``. A
+    kernel called with it is compiled (and cached) for this value.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int):
+        self.value = int(value)
+
+    def __index__(self) -> int:  # how Numba's unboxing reads it
+        return self.value
+
+    __int__ = __index__
+
+    def __repr__(self) -> str:
+        return f"Fixed({self.value})"
+
+
+class FixedInt(types.Integer):
+    """The type of a ``Fixed``: an int64 whose value is part of the type. Numba strips literal
+    types from named-tuple members, not this one."""
+
+    def __init__(self, value: int):
+        super().__init__("int64")
+        self.value = value
+        self.name = f"fixed_{value}"
+
+    @property
+    def key(self):
+        return "fixed", self.value
+
+
+register_model(FixedInt)(models.IntegerModel)
+
+
+@typeof_impl.register(Fixed)
+def _typeof_fixed(val, c):
+    return FixedInt(val.value)
+
+
 @register_pass(mutates_CFG=False, analysis_only=False)
-class NoneMembers(FunctionPass):
-    """``arg.a.b`` typed None becomes the constant None, before dead-branch pruning.
+class ConstantMembers(FunctionPass):
+    """``arg.a.b`` typed None, or typed ``FixedInt``, becomes a constant, before dead-branch pruning.
 
     Numba drops a branch on ``x`` or ``x is None`` before type inference when the argument ``x``
     is None, not when a member of an argument is: this pass makes such members constants, so
-    ``if p.uses_closed_loop:`` compiles to nothing when the run has no closed loop. A member that
-    is not None is left alone (tested at run time as before).
+    ``if p.uses_closed_loop:`` compiles to nothing when the run has no closed loop. A ``Fixed``
+    member becomes its value, which LLVM then folds (loop bounds, ring sizes, routing codes). Any
+    other member is left alone (read at run time).
     """
 
-    _name = "netsim_none_members"
+    _name = "netsim_constant_members"
 
     def __init__(self):
         FunctionPass.__init__(self)
@@ -151,8 +198,9 @@ class NoneMembers(FunctionPass):
             for stmt in block.body:
                 if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "getattr"):
                     continue
-                if isinstance(_member_type(func_ir, state.args, stmt.value), types.NoneType):
-                    const = ir.Const(None, stmt.loc)
+                ty = _member_type(func_ir, state.args, stmt.value)
+                if isinstance(ty, (types.NoneType, FixedInt)):
+                    const = ir.Const(ty.value if isinstance(ty, FixedInt) else None, stmt.loc)
                     defs = func_ir._definitions[stmt.target.name]
                     defs[defs.index(stmt.value)] = const
                     stmt.value = const
@@ -175,13 +223,13 @@ def _member_type(func_ir, arg_types, expr):
 
 
 def _nopython_passes(state, lowering):
-    """Numba's nopython pipeline with ``NoneMembers`` before the first dead-branch pruning and
+    """Numba's nopython pipeline with ``ConstantMembers`` before the first dead-branch pruning and
     ``lowering`` in place of its lowering pass."""
     pm = compiler.DefaultPassBuilder.define_nopython_pipeline(state)
     passes = []
     for cls, desc in pm.passes:
-        if cls is untyped_passes.DeadBranchPrune and NoneMembers not in [c for c, _ in passes]:
-            passes.append((NoneMembers, "members of arguments that are None as constants"))
+        if cls is untyped_passes.DeadBranchPrune and ConstantMembers not in [c for c, _ in passes]:
+            passes.append((ConstantMembers, "members of arguments that are None or Fixed as constants"))
         passes.append((lowering, desc) if cls is typed_passes.NativeLowering else (cls, desc))
     pm.passes = passes
     pm.finalize()
@@ -189,14 +237,14 @@ def _nopython_passes(state, lowering):
 
 
 class StageCompiler(compiler.CompilerBase):
-    """Numba's nopython pipeline with ``NoneMembers`` and ``StageLowering``."""
+    """Numba's nopython pipeline with ``ConstantMembers`` and ``StageLowering``."""
 
     def define_pipelines(self):
         return _nopython_passes(self.state, StageLowering)
 
 
 class TwinCompiler(compiler.CompilerBase):
-    """Numba's nopython pipeline with ``NoneMembers`` and ``TwinLowering``: a stage's twin for
+    """Numba's nopython pipeline with ``ConstantMembers`` and ``TwinLowering``: a stage's twin for
     calls from Python."""
 
     def define_pipelines(self):

@@ -1,4 +1,4 @@
-"""The flit kernel compiles only the parts a run uses (flit/features.py, _stage.NoneMembers)."""
+"""The flit kernel compiles only the parts a run uses (flit/features.py, _stage.ConstantMembers)."""
 
 from typing import NamedTuple
 

@@ -7,6 +7,7 @@ time-series bin; the deadlock watchdog stops a run whose lane has not advanced f
 ``--latency-limit`` stops a saturated open-loop run, checked every ``--sample-period`` cycles.
 ``--measurement booksim`` replaces the fixed window by BookSim2's sample periods (warm-up,
 convergence, drain; flit/sampling.py), with BookSim2's knobs and defaults.
+``--specialise`` compiles the flit kernel for the run's own scalars (flit/specialise.py).
 ``--seed`` drives the traffic, and the graph too unless ``--graph-seed`` is given.
 """
 
@@ -36,6 +37,7 @@ class RunControlFields:
     deadlock_cycles: int = 10000
     check_invariants: bool = False
     threads: int | None = None  # flit engine: threads for the router stages (None: automatic, flit/parallel.py)
+    specialise: str = "auto"  # flit engine: a kernel compiled for this configuration (flit/specialise.py)
     latency_limit: int = 500  # open loop: stop, saturated, past this BookSim2 latency; 0 = off
     sample_period: int = 1000  # cycles between latency-limit checks
     memory_limit: int | None = None  # MiB a run may need (None: what the machine has available)
@@ -84,6 +86,7 @@ def _validate_measurement(cfg: RunControlFields) -> None:
     _require_int("sample-period", cfg.sample_period, 1, what=" cycles")
     _require_int("memory-limit", cfg.memory_limit, 1, what=" MiB")
     _validate_threads(cfg)
+    _validate_specialise(cfg)
     if cfg.cycles is not None:
         _reject_unless_default(cfg, ("latency_limit", "sample_period"),
                                "does not apply with --cycles, which runs exactly that many cycles with no latency limit")
@@ -107,6 +110,18 @@ def _validate_threads(cfg) -> None:
     if cfg.routing == "ugal-g":
         raise bad("threads", cfg.threads, "ugal-g reads other routers' state as it decides, which only one "
                   "thread sees in router order; use --threads 1 (or ugal-l)")
+
+
+SPECIALISE = ("auto", "on", "off")
+
+
+def _validate_specialise(cfg) -> None:
+    """``--specialise``: the flit engine's kernels (flit/specialise.py)."""
+    if cfg.specialise not in SPECIALISE:
+        raise unknown_choice("specialise", cfg.specialise, SPECIALISE)
+    if cfg.engine != "flit" and cfg.specialise != "auto":
+        raise bad("specialise", cfg.specialise, "applies to the flit engine only (the packet engine's kernels "
+                  "take no configuration scalars worth fixing)")
 
 
 BOOKSIM_MEASUREMENT_OPTIONS = ("sim_type", "warmup_periods", "max_samples", "warmup_thres", "acc_warmup_thres",

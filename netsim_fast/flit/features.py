@@ -3,7 +3,7 @@
 One kernel serves every router, routing and option, but a run uses few of them. The ``uses_*``
 fields of ``FlitParams`` say which: True for a part the run uses, None for one it does not. The
 kernels test ``p.uses_<part>`` (beside the run-time test they always had) where the part's code
-starts, and the stage compiler (``_stage.NoneMembers``) turns a None field into the constant
+starts, and the stage compiler (``_stage.ConstantMembers``) turns a None field into the constant
 None before Numba's dead-branch pruning, so the code of an unused part is never typed, lowered
 or optimised (about half of the flagship's cold compile). Each combination of parts is its own
 compiled kernel, cached beside the others. Fields left True compile every part.

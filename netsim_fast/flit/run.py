@@ -273,7 +273,13 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             from netsim_fast.flit.blocks import blocked_advance
 
             advance = blocked_advance(cfg, params) or advance
-    compile_seconds = _compile(state, params, topo.arrays, advance)
+    from netsim_fast.flit.specialise import kernel_params, planned_cycles, specialises
+
+    special = specialises(cfg, topo.n_nodes, planned_cycles(cfg, topo.n_terminals,
+                                                            None if packets is None else int(packets.length.sum())))
+    if driver is not None and special:
+        driver.specialise()
+    compile_seconds = _compile(state, kernel_params(params, special), topo.arrays, advance)
 
     start, start_cpu = time.perf_counter(), time.process_time()
     from netsim_fast.flit.deadlock import Watchdog
@@ -306,7 +312,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             if cfg.closed_loop:
                 state = fs.ensure_packet_capacity(state, cl.packets_needed(state, t_end))
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
-            err = advance(state, params, topo.arrays, t_end)
+            err = advance(state, kernel_params(params, special), topo.arrays, t_end)
             t = int(state.cnt[fs.C_CYCLE])
             if progress is not None:  # the live figures go to callbacks that take them
                 progress(t, limit, **live.figures(state, t)) if live_progress else progress(t, limit)

@@ -39,7 +39,7 @@ SWEEP_KEYS = ("repeats", "seed", "graph_seed")
 # Options of `netsim-fast run` that shape its output, not the experiment.
 OUTPUT_ONLY = ("json", "trace", "quiet", "sweep_rates", "plot")
 SEED_KEYS = ("seed", "graph_seed")
-IDENTITY_EXCLUDED = ("seed", "graph_seed", "trace", "threads")  # threads: same result  # what a point's id ignores
+IDENTITY_EXCLUDED = ("seed", "graph_seed", "trace", "threads", "specialise")  # threads, specialise: same result  # what a point's id ignores
 MAX_POINTS = 1_000_000
 
 

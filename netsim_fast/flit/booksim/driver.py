@@ -121,7 +121,7 @@ def channel_latencies(cfg, topo) -> np.ndarray:
 class BooksimDriver:
     def __init__(self, cfg, topo, params, state):
         """``state``: the flit engine's state the router runs on (its constant wiring is copied)."""
-        self.bp = booksim_params(cfg, topo)
+        self.bp = self.kernel_bp = booksim_params(cfg, topo)
         layout = table = None
         if topo.kind == "edgelist":  # BookSim2's anynet: its terminals where the file puts them, min_anynet's table
             from netsim_fast.flit.booksim.routefns import R_ANYNET_MIN
@@ -140,7 +140,13 @@ class BooksimDriver:
     def advance(self, state, params, topo_arrays, t_end) -> int:
         from netsim_fast.flit.booksim.kernel import advance
 
-        return advance(state, self.b, params, self.bp, topo_arrays, t_end)
+        return advance(state, self.b, params, self.kernel_bp, topo_arrays, t_end)
+
+    def specialise(self) -> None:
+        """Kernel calls take the router's scalars as constants too (flit/specialise.py)."""
+        from netsim_fast.flit.specialise import BOOKSIM_FIELDS, fixed
+
+        self.kernel_bp = fixed(self.bp, BOOKSIM_FIELDS)
 
     def renumber(self, shift: int) -> None:
         from netsim_fast.flit.retire import _shift_flits
