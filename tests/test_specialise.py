@@ -119,3 +119,9 @@ def test_a_bad_specialise_is_refused(args, message):
     result = CliRunner().invoke(app, ["run", "--topology", "torus", "--k", "4", "--rate", "0.1", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+@pytest.mark.nojit
+def test_on_runs_under_disable_jit_too():
+    args = ["--topology", "torus", "--k", "4", "--rate", "0.2", "--cycles", "40"]
+    assert _json([*args, "--specialise", "on"]) == _json([*args, "--specialise", "off"])

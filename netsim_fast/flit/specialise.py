@@ -19,6 +19,8 @@ loads as fast as the generic one.
 
 from __future__ import annotations
 
+from numba.core import config as numba_config
+
 from netsim_fast._stage import Fixed
 
 # FlitParams members fixed for the whole run by the configuration and topology. Not fixed: the
@@ -64,5 +66,8 @@ def kernel_params(params, special: bool):
 
 def fixed(params, fields):
     """``params`` (a named tuple) with ``fields`` as ``Fixed`` integers, for a kernel call only:
-    Python code keeps reading the plain one."""
+    Python code keeps reading the plain one. Under ``NUMBA_DISABLE_JIT=1`` the kernels are plain
+    Python, which reads the plain ints."""
+    if numba_config.DISABLE_JIT:
+        return params
     return params._replace(**{name: Fixed(getattr(params, name)) for name in fields})
