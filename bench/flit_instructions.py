@@ -132,16 +132,19 @@ def main() -> None:
                     help="count the code compiled for a generic CPU, cached by a native run (faster)")
     ap.add_argument("--by-instruction", action="store_true", help="count each instruction (callgrind)")
     ap.add_argument("--tree", help="with --by-instruction: count the engine of this other checkout")
+    ap.add_argument("--specialise", choices=("off", "on"), default="off",
+                    help="count the generic kernel (off) or the one compiled for this set-up (on; flit/specialise.py)")
     args = ap.parse_args()
     print(describe(), flush=True)
     if shutil.which("valgrind") is None:
         sys.exit("bench/flit_instructions.py: valgrind is not installed")
     if args.long <= args.short:
         sys.exit(f"--long {args.long} must be more than --short {args.short}")
-    fields = dict(topology="torus", k=args.k, vcs=4, buf=8, packet_flits=8, rate=args.rate, router=args.router)
+    fields = dict(topology="torus", k=args.k, vcs=4, buf=8, packet_flits=8, rate=args.rate, router=args.router,
+                  specialise=args.specialise)
     if args.router == "booksim":
         fields.update(routing="dim_order", pattern="uniform-self")
-    print(f"{args.k}x{args.k} torus, {args.router} router, offered {args.rate}")
+    print(f"{args.k}x{args.k} torus, {args.router} router, offered {args.rate}, --specialise {args.specialise}")
     with tempfile.TemporaryDirectory() as tmp:
         if args.by_instruction:
             by_instruction(fields, args.long, tmp, args.tree)

@@ -56,10 +56,10 @@ KERNELS = {"booksim": "netsim_fast.flit.booksim.kernel", "lanes": "netsim_fast.f
            "iq": "netsim_fast.flit.kernel"}
 
 
-def config(router: str, cycles: int, k: int = 16, rate: float | None = None) -> dict:
+def config(router: str, cycles: int, k: int = 16, rate: float | None = None, specialise: str = "off") -> dict:
     rate = 0.15 * 16 / k if rate is None else rate
     kw = dict(topology="torus", k=k, vcs=4, buf=8, packet_flits=8, rate=rate, cycles=cycles, router=router,
-              threads=1)  # the one-thread kernel, whatever the machine's load
+              threads=1, specialise=specialise)  # the one-thread kernel, whatever the machine's load
     if router == "booksim":
         kw.update(routing="dim_order", pattern="uniform-self")
     return kw
@@ -146,9 +146,11 @@ def main(argv=None) -> int:
     ap.add_argument("--rate", type=float, help="offered load (default: 30 %% of capacity)")
     ap.add_argument("--lines", type=int, default=0, metavar="N",
                     help="share the samples by Python function and list the N hottest source lines")
+    ap.add_argument("--specialise", choices=("off", "on"), default="off",
+                    help="profile the generic kernel (off) or the one compiled for this set-up (on; flit/specialise.py)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    kw = config(args.router, args.cycles, args.k, args.rate)
+    kw = config(args.router, args.cycles, args.k, args.rate, args.specialise)
     if args.child:
         child(kw, KERNELS[args.router], Path(args.child), args.lines > 0)
         return 0
@@ -156,7 +158,7 @@ def main(argv=None) -> int:
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
         data = os.path.join(tmp, "perf.data")
         forward = ["--router", args.router, "--cycles", str(args.cycles), "--k", str(args.k),
-                   "--lines", str(args.lines)]
+                   "--lines", str(args.lines), "--specialise", args.specialise]
         forward += ["--rate", str(args.rate)] if args.rate is not None else []
         for fifo in ("ctl", "ack"):
             os.mkfifo(os.path.join(tmp, fifo))

@@ -54,8 +54,10 @@ def test_a_fixed_member_is_compiled_as_its_value():
 
 
 def test_auto_specialises_runs_that_plan_enough_router_cycles():
-    big = Config(topology="torus", k=64, rate=0.03, cycles=specialise.AUTO_ROUTER_CYCLES // 4096 + 1)
+    big = Config(topology="torus", k=64, rate=0.03, cycles=specialise.AUTO_ROUTER_CYCLES["lanes"] // 4096 + 1)
     assert specialise.specialises(big, 4096, specialise.planned_cycles(big, 4096, None))
+    booksim = Config(topology="torus", k=64, rate=0.03, router="booksim", routing="dim_order", cycles=big.cycles)
+    assert not specialise.specialises(booksim, 4096, big.cycles)  # its compilation costs five times as much
     small = Config(topology="torus", k=64, rate=0.03, cycles=1000)
     assert not specialise.specialises(small, 4096, specialise.planned_cycles(small, 4096, None))
     assert specialise.specialises(Config(topology="torus", k=4, rate=0.1, cycles=10, specialise="on"), 16, 10)

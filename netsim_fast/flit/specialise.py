@@ -13,8 +13,9 @@ disk) for each new set of values.
 
 ``--specialise auto`` (the default) specialises a run only when it plans enough work to repay a
 compilation: at least ``AUTO_ROUTER_CYCLES`` router-cycles (routers x the cycles it plans to
-run), about a minute of simulation; ``on`` always, ``off`` never. A cached specialised kernel
-loads as fast as the generic one.
+run), about a minute of simulation for the `lanes` and `iq` routers, five for the booksim
+router, whose kernel takes five times as long to compile; ``on`` always, ``off`` never. A cached
+specialised kernel loads as fast as the generic one.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ BOOKSIM_FIELDS = ("routing_delay", "va_delay", "sa_delay", "xbar_delay", "credit
                   "sa_iters", "sa_arb", "prio_empty", "hold", "noq", "in_speedup", "out_speedup", "out_buf", "spec",
                   "priority", "routing", "shape_a", "shape_b")
 # auto: about a minute of simulation at 100-300 ns per router-cycle (bench/flit_speed.py's
-# "us per cycle" over routers), against a compilation of some 7 s that saves 10-15 % of it.
-AUTO_ROUTER_CYCLES = 300_000_000
+# "us per cycle" over routers), against a compilation of some 7 s that saves 10-15 % of it; the
+# booksim router's kernel compiles in 30-40 s and saves about 10 %.
+AUTO_ROUTER_CYCLES = {"lanes": 300_000_000, "iq": 300_000_000, "booksim": 1_500_000_000}
 
 
 def planned_cycles(cfg, n_terminals: int, finite_flits: int | None) -> int:
@@ -55,7 +57,7 @@ def planned_cycles(cfg, n_terminals: int, finite_flits: int | None) -> int:
 def specialises(cfg, n_routers: int, cycles: int) -> bool:
     """Whether a run of ``cycles`` cycles on ``n_routers`` routers gets its own kernel."""
     if cfg.specialise == "auto":
-        return n_routers * cycles >= AUTO_ROUTER_CYCLES
+        return n_routers * cycles >= AUTO_ROUTER_CYCLES[cfg.router]
     return cfg.specialise == "on"
 
 
