@@ -61,9 +61,9 @@ def busy_seconds(threads: int, n: int) -> float:
     return time.perf_counter() - start
 
 
-def engine_run(k: int, cycles: int, threads: int) -> tuple[float, int]:
+def engine_run(k: int, cycles: int, threads: int, specialise: str = "on") -> tuple[float, int]:
     cfg = Config(topology="torus", k=k, routing="dor", vcs=4, buf=8, packet_flits=8, rate=round(0.3 * 8 / k, 6),
-                 cycles=cycles, threads=threads)
+                 cycles=cycles, threads=threads, specialise=specialise)
     summary = simulate(cfg)
     return summary["sim_seconds"], summary["flit_hops"]
 
@@ -76,12 +76,15 @@ def main(argv=None) -> int:
     ap.add_argument("--busy", type=int, default=100_000_000, help="iterations of each half of the busy loop")
     ap.add_argument("--load", type=int, default=0, help="busy processes kept running during the rounds")
     ap.add_argument("--out", default="docs/figures/flit_threads.csv")
+    ap.add_argument("--specialise", choices=("on", "off"), default="on",
+                    help="the kernels compiled for the set-up (on, as the other speed benches) or generic (off)")
     args = ap.parse_args(argv)
     print(describe(), flush=True)
+    print(f"--specialise {args.specialise}")
     os.environ.setdefault("GOMP_SPINCOUNT", "20000")  # as the engine sets it (flit/parallel.py)
     busy_seconds(2, 1000)
-    engine_run(args.k, 50, 1)
-    engine_run(args.k, 50, 2)  # load (or compile) both kernels before timing
+    engine_run(args.k, 50, 1, args.specialise)
+    engine_run(args.k, 50, 2, args.specialise)  # load (or compile) both kernels before timing
     rows = []
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
     try:
@@ -97,8 +100,8 @@ def main(argv=None) -> int:
 def one_round(r: int, args) -> dict:
     """One round: the busy loop and the engine, each on 1 then 2 threads."""
     b1, b2 = busy_seconds(1, args.busy), busy_seconds(2, args.busy)
-    e1, h1 = engine_run(args.k, args.cycles, 1)
-    e2, h2 = engine_run(args.k, args.cycles, 2)
+    e1, h1 = engine_run(args.k, args.cycles, 1, args.specialise)
+    e2, h2 = engine_run(args.k, args.cycles, 2, args.specialise)
     if h1 != h2:
         raise SystemExit(f"round {r}: flit-hops differ between 1 and 2 threads ({h1} vs {h2})")
     print(f"round {r}: busy {b1:.3f}/{b2:.3f} s ({b1 / b2:.2f}x), engine {e1:.3f}/{e2:.3f} s ({e1 / e2:.2f}x)",
