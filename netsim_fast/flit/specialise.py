@@ -7,9 +7,10 @@ integers instead; the stage compiler (``_stage.ConstantMembers``) turns each int
 LLVM folds them: loops over the V VCs or P ports get known bounds, ring arithmetic known sizes,
 and the branches on routing, router and switching codes the run does not take are dropped. The
 machine code computes the same thing, so the results are bit-identical
-(tests/test_specialise.py); it is about 10-15 % faster per flit-hop on the `lanes` router and
-3-5 % on the booksim router (README, "Performance"), and costs a compilation (some 7 s, cached on
-disk) for each new set of values.
+(tests/test_specialise.py); it takes 4-19 % less CPU time per flit-hop (the `lanes` router on
+the 16x16 torus 13 % at 0.15, the booksim router 10 %, the 64x64 19 %; README, "Performance"),
+and costs a compilation (some 7 s, 30-40 s for the booksim router, cached on disk) for each new
+set of values.
 
 ``--specialise auto`` (the default) specialises a run only when it plans enough work to repay a
 compilation: at least ``AUTO_ROUTER_CYCLES`` router-cycles (routers x the cycles it plans to
@@ -37,7 +38,7 @@ BOOKSIM_FIELDS = ("routing_delay", "va_delay", "sa_delay", "xbar_delay", "credit
                   "sa_iters", "sa_arb", "prio_empty", "hold", "noq", "in_speedup", "out_speedup", "out_buf", "spec",
                   "priority", "routing", "shape_a", "shape_b")
 # auto: about a minute of simulation at 100-300 ns per router-cycle (bench/flit_speed.py's
-# "us per cycle" over routers), against a compilation of some 7 s that saves 10-15 % of it; the
+# "us per cycle" over routers), against a compilation of some 7 s that saves 4-19 % of it; the
 # booksim router's kernel compiles in 30-40 s and saves about 10 %.
 AUTO_ROUTER_CYCLES = {"lanes": 300_000_000, "iq": 300_000_000, "booksim": 1_500_000_000}
 
