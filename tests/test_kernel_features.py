@@ -2,10 +2,12 @@
 
 from typing import NamedTuple
 
+import numba
 import pytest
 from numba import njit
 
 from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
+from netsim_fast._stage import Fixed, FixedInt, python_twin
 from netsim_fast.config import Config
 from netsim_fast.flit import state as fs
 from netsim_fast.flit.run import build_params
@@ -48,6 +50,40 @@ def test_a_none_member_prunes_its_branch_before_typing():
     assert _kernel(_P(1, True, None)) == 11
     assert _kernel(_P(1, None, True)) == 101
     assert len(_part.overloads) == 1
+
+
+class _Q(NamedTuple):
+    x: int
+    y: int
+
+
+@njit(**_STAGE)
+def _only_if_five(x):
+    return x + 10
+
+
+@njit(**_STAGE)
+def _fixed_stage(q):
+    r = q.y
+    if q.x == 5:  # with x Fixed(4), a constant condition: the branch is pruned before typing
+        r = _only_if_five(r)
+    return r * q.x
+
+
+@njit(**dict(KERNEL_JIT, cache=False))
+def _fixed_kernel(q):
+    return _fixed_stage(q)
+
+
+def test_a_fixed_member_is_compiled_as_its_value():
+    """flit/specialise.py's mechanism: a ``Fixed`` member is a constant of its own compilation."""
+    assert _fixed_kernel(_Q(Fixed(4), 3)) == 12
+    assert len(_only_if_five.overloads) == 0  # the branch on 4 == 5 was dropped before typing
+    (sig,) = python_twin(_fixed_kernel).signatures
+    assert sig[0].types[0] == FixedInt(4) and sig[0].types[1] == numba.int64
+    assert _fixed_kernel(_Q(4, 3)) == 12  # the plain int: another compilation, read at run time
+    assert len(python_twin(_fixed_kernel).signatures) == 2 and len(_only_if_five.overloads) == 1
+    assert _fixed_kernel(_Q(Fixed(5), 3)) == 65 and len(python_twin(_fixed_kernel).signatures) == 3
 
 
 EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin", "eject_pass"}

@@ -1,56 +1,17 @@
-"""Kernels specialised for a configuration (flit/specialise.py, _stage.ConstantMembers): the same
-results as the generic kernel, and really compiled with the run's scalars as constants."""
+"""Kernels specialised for a configuration (flit/specialise.py): the same results as the generic
+kernel, and really compiled with the run's scalars as constants (the mechanism itself, a Fixed
+member as a constant: tests/test_kernel_features.py)."""
 
 import json
-from typing import NamedTuple
 
-import numba
 import pytest
-from numba import njit
 from typer.testing import CliRunner
 
-from netsim_fast._jit import KERNEL_JIT, KERNEL_STAGE_JIT
-from netsim_fast._stage import Fixed, FixedInt, python_twin
+from netsim_fast._stage import FixedInt, python_twin
 from netsim_fast.cli import app
 from netsim_fast.config import Config
 from netsim_fast.flit import specialise
 from netsim_fast.summary_keys import WALL_CLOCK_KEYS
-
-# not cached: the first test counts compiles
-_STAGE = dict(KERNEL_STAGE_JIT, cache=False)
-
-
-class _P(NamedTuple):
-    x: int
-    y: int
-
-
-@njit(**_STAGE)
-def _only_if_five(x):
-    return x + 10
-
-
-@njit(**_STAGE)
-def _stage(p):
-    r = p.y
-    if p.x == 5:  # with x Fixed(4), a constant condition: the branch is pruned before typing
-        r = _only_if_five(r)
-    return r * p.x
-
-
-@njit(**dict(KERNEL_JIT, cache=False))
-def _kernel(p):
-    return _stage(p)
-
-
-def test_a_fixed_member_is_compiled_as_its_value():
-    assert _kernel(_P(Fixed(4), 3)) == 12
-    assert len(_only_if_five.overloads) == 0  # the branch on 4 == 5 was dropped before typing
-    (sig,) = python_twin(_kernel).signatures
-    assert sig[0].types[0] == FixedInt(4) and sig[0].types[1] == numba.int64
-    assert _kernel(_P(4, 3)) == 12  # the plain int: another compilation, read at run time
-    assert len(python_twin(_kernel).signatures) == 2 and len(_only_if_five.overloads) == 1
-    assert _kernel(_P(Fixed(5), 3)) == 65 and len(python_twin(_kernel).signatures) == 3
 
 
 def test_auto_specialises_runs_that_plan_enough_router_cycles():

@@ -279,7 +279,8 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                                                             None if packets is None else int(packets.length.sum())))
     if driver is not None and special:
         driver.specialise()
-    compile_seconds = _compile(state, kernel_params(params, special), topo.arrays, advance)
+    kernel_view = kernel_params(params, special)  # what the kernels take; rebuilt only when params change
+    compile_seconds = _compile(state, kernel_view, topo.arrays, advance)
 
     start, start_cpu = time.perf_counter(), time.process_time()
     from netsim_fast.flit.deadlock import Watchdog
@@ -312,7 +313,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
             if cfg.closed_loop:
                 state = fs.ensure_packet_capacity(state, cl.packets_needed(state, t_end))
             state = fs.ensure_window_capacity(state, (t_end + cfg.t_crossbar) // cfg.window + 2)
-            err = advance(state, kernel_params(params, special), topo.arrays, t_end)
+            err = advance(state, kernel_view, topo.arrays, t_end)
             t = int(state.cnt[fs.C_CYCLE])
             if progress is not None:  # the live figures go to callbacks that take them
                 progress(t, limit, **live.figures(state, t)) if live_progress else progress(t, limit)
@@ -325,6 +326,7 @@ def run_flit(cfg, topo, packets: FinitePackets | None = None, progress=None, tab
                 break
             if control is not None and t == control.next_check:
                 params, limit, stop_reason = _apply_control(control, control.check(state, t), state, params, limit)
+                kernel_view = kernel_params(params, special)
                 if control.drain_time is not None and not control.latency_mode:
                     traffic = None  # throughput mode: nothing is created after the drain time
                 if stop_reason is not None:
