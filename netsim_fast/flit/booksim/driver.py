@@ -133,9 +133,8 @@ class BooksimDriver:
                 np.arange(topo.n_terminals) // topo.concentration
             layout = bs.terminal_layout(topo.n_nodes, topo.n_ports, topo.concentration, routers, ports)
             table = min_table(topo, ports) if self.bp.routing == R_ANYNET_MIN else None
-        self.b = bs.new_bk_state(params, self.bp, cfg.seed, state.outl.down, layout, table)
-        if topo.kind in ("dragonfly", "flatfly", "cmesh", "edgelist"):
-            self.b.lat[:] = channel_latencies(cfg, topo).reshape(-1)
+        lat = channel_latencies(cfg, topo) if topo.kind in ("dragonfly", "flatfly", "cmesh", "edgelist") else None
+        self.b = bs.new_bk_state(params, self.bp, cfg.seed, state.outl.down, state.inl.up, layout, table, lat)
 
     def advance(self, state, params, topo_arrays, t_end) -> int:
         from netsim_fast.flit.booksim.kernel import advance

@@ -329,8 +329,8 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
                 b.ev_tcred[slot, b.ev_tcred_n[slot]] = b.port_term[node * conc + port - first_local] * v + vc
                 b.ev_tcred_n[slot] += 1
             else:
-                up = s.inl[c * v + vc].up  # the credit takes its channel's latency back
-                slot = later_slot(now, b.lat[b.lane_port[up]] + 1 + bp.credit_delay, bp.ring)
+                up = b.up[c * v + vc]  # the credit takes its channel's latency back
+                slot = later_slot(now, b.up_lat[c] + 1 + bp.credit_delay, bp.ring)
                 b.ev_cred[slot, b.ev_cred_n[slot]] = up
                 b.ev_cred_n[slot] += 1
     marked = bnode[node].of_ports

@@ -191,7 +191,8 @@ class BkState(NamedTuple):
     k_xi: np.ndarray       # int32[P*V] ... its crossbar input (k // V * IS + k % V % IS)
     xi_port: np.ndarray    # int32[P*IS] input port of a crossbar input (xi // IS)
     port_os: np.ndarray    # int32[P] crossbar output offset of an input port at every output (port % OS)
-    lane_port: np.ndarray  # int32[L] the router port of a lane, numbered over the network (lane // V)
+    up: np.ndarray         # int32[L] the output VC upstream of each input lane, NONE at a local port (the
+                           # flit engine's inl.up, whose 64-byte records cost a cache miss a credit)
     down: np.ndarray       # int32[L] the input lane downstream of each output VC (the flit engine's
                            # outl.down, NONE at a local port; its 48-byte records cost a cache miss a flit)
     sa_vc: np.ndarray      # int32[P*IS, P*OS] VC kept for each (crossbar input, crossbar output) request, NONE
@@ -207,6 +208,7 @@ class BkState(NamedTuple):
     dbg_terminal: np.ndarray  # int64[T*V] (--check-invariants) ... against each terminal injection VC
     lat: np.ndarray        # int64[N*P] latency d of the channel leaving each port (and of its credits):
                            # ``link`` everywhere but on a dragonfly (BookSim2's 10 local, 100 global)
+    up_lat: np.ndarray     # int64[N*P] ... of the channel entering each port, which its credits take back
     term_node: np.ndarray  # int64[T] the router of each terminal (``t // conc`` but on an anynet file)
     term_port: np.ndarray  # int64[T] ... its local port there
     port_term: np.ndarray  # int64[N*conc] the terminal at local port ``first_local + j`` of router r
@@ -238,9 +240,9 @@ def terminal_layout(n: int, ports: int, conc: int, terminal_router=None, termina
     return term_node, term_port, port_term
 
 
-def new_bk_state(p, bp: BkParams, seed: int, down, layout=None, table=None) -> BkState:
-    """``down``: the flit engine's ``outl.down``; ``layout``: ``terminal_layout``'s arrays (default:
-    ``t // conc``); ``table``: min_anynet's."""
+def new_bk_state(p, bp: BkParams, seed: int, down, up, layout=None, table=None, lat=None) -> BkState:
+    """``down``, ``up``: the flit engine's ``outl.down`` and ``inl.up``; ``layout``: ``terminal_layout``'s arrays (default:
+    ``t // conc``); ``table``: min_anynet's; ``lat``: each port's channel latency (default: ``bp.link``)."""
     n, ports, v = p.n_nodes, p.n_ports, p.n_vcs
     terms = n * p.conc  # terminals: ``tvc`` and the terminal fields of ``node`` are indexed by them
     term_node, term_port, port_term = layout if layout is not None else terminal_layout(n, ports, p.conc)
@@ -262,6 +264,11 @@ def new_bk_state(p, bp: BkParams, seed: int, down, layout=None, table=None) -> B
     node["sa_due"] = NONE
     node["last_vc"] = NONE
     node["cur_vc"] = NONE
+    lat = np.full(n * ports, bp.link, i8) if lat is None else np.ascontiguousarray(lat, i8).reshape(-1)
+    up = np.ascontiguousarray(up, i4)
+    linked = np.flatnonzero(up >= 0)
+    up_lat = np.zeros(n * ports, i8)
+    up_lat[linked // v] = lat[up[linked] // v]  # every VC of a port has the same upstream port
     return BkState(
         ivc=ivc, ph_buf=aligned.zeros((lanes, p.buf), i8), pri_buf=aligned.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
         node=node, xb=aligned.zeros((n, bp.xb_cap, 5), i8), of=aligned.zeros((n * ports, bp.of_cap, 4), i8),
@@ -288,11 +295,11 @@ def new_bk_state(p, bp: BkParams, seed: int, down, layout=None, table=None) -> B
         k_port=(np.arange(pv) // v).astype(i4), k_vc=(np.arange(pv) % v).astype(i4),
         k_xi=(np.arange(pv) // v * bp.in_speedup + np.arange(pv) % v % bp.in_speedup).astype(i4),
         xi_port=(np.arange(xi) // bp.in_speedup).astype(i4), port_os=(np.arange(ports) % bp.out_speedup).astype(i4),
-        lane_port=(np.arange(lanes) // v).astype(i4), down=np.ascontiguousarray(down, i4), sa_vc=np.full((xi, xo), NONE, i4),
+        up=up, down=np.ascontiguousarray(down, i4), sa_vc=np.full((xi, xo), NONE, i4),
         sa_pri=np.zeros((xi, xo), i8), qmask=np.zeros((5, lanes // 32 + 1), i8), act=np.zeros((4, pv), i4),
         route_out=np.array([0, 0, 0, 0, 0, NONE, NONE], i8),
         acc=np.zeros(1), step=np.zeros(1, i8), dbg_held=np.zeros(lanes if p.debug else 0, i8),
-        dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=np.full(n * ports, bp.link, i8),
+        dbg_terminal=np.zeros(terms * v if p.debug else 0, i8), lat=lat, up_lat=up_lat,
         rng=np.array([(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1], np.uint64),
         term_node=term_node, term_port=term_port, port_term=port_term,
         table=np.zeros((0, 0), i4) if table is None else np.ascontiguousarray(table, i4).reshape(n, -1),
