@@ -242,7 +242,7 @@ def test_watchdog_or_request_covers_the_second_element():
         ivc.state[holder] = bs.VC_ACTIVE
         ivc.port[holder] = ports - 1  # ejecting: never blocked itself
     b = SimpleNamespace(ivc=ivc, ovc=ovc, ev_cred=np.zeros((1, 1), np.int32), ev_cred_n=np.zeros(1, np.int32),
-                        cq_len=np.zeros(n * ports, np.int32), cq=np.zeros((n * ports, 1), np.int64),
+                        cq_len=np.zeros(n * ports, np.int32), cq=np.zeros((1, n * ports), np.int64),
                         cq_head=np.zeros(n * ports, np.int32))
     params = SimpleNamespace(n_vcs=v, n_ports=ports, buf=8)
     dog = BooksimWatchdog(params, b, None)

@@ -191,7 +191,7 @@ class BooksimWatchdog(Watchdog):
             np.add.at(returning, b.ev_cred[slot, : b.ev_cred_n[slot]], 1)
         for c in np.nonzero(b.cq_len)[0]:  # credit messages still queued at their input port
             for j in range(int(b.cq_len[c])):
-                msg = int(b.cq[c, (b.cq_head[c] + j) % b.cq.shape[1]])
+                msg = int(b.cq[(b.cq_head[c] + j) % b.cq.shape[0], c])
                 for vc in range(V):
                     if msg >> vc & 1 and inl[c * V + vc].up >= 0:
                         returning[inl[c * V + vc].up] += 1

@@ -49,11 +49,11 @@ def check_invariants(s, b, p, bp, t, held, scratch):
     # flits counted against each output VC (index = output VC lane), wherever they are now
     for node in range(p.n_nodes):
         for j in range(b.node[node].xb_len):
-            held[b.xb[node, (b.node[node].xb_head + j) % bp.xb_cap, 1]] += 1
+            held[b.xb[(b.node[node].xb_head + j) % bp.xb_cap, node, 1]] += 1
         buffered += b.node[node].xb_len
     for f in range(b.of_len.shape[0]):
         for j in range(b.of_len[f]):
-            held[b.of[f, (b.of_head[f] + j) % bp.of_cap, 1]] += 1
+            held[b.of[(b.of_head[f] + j) % bp.of_cap, f, 1]] += 1
         buffered += b.of_len[f]
     on_links = 0
     for slot in range(bp.ring):
@@ -76,7 +76,7 @@ def check_invariants(s, b, p, bp, t, held, scratch):
         n = inl[lane].len
         c = node * ports + port
         for j in range(b.cq_len[c]):
-            if (b.cq[c, (b.cq_head[c] + j) % b.cq.shape[1]] >> (lane % v)) & 1:
+            if (b.cq[(b.cq_head[c] + j) % b.cq.shape[0], c] >> (lane % v)) & 1:
                 n += 1
         if (b.cmsg[node, port] >> (lane % v)) & 1:
             n += 1

@@ -210,12 +210,12 @@ def _internal_step(s, b, p, bp, topo, t, node):
         return err
     n = bnode[node].xb_len
     h = bnode[node].xb_head
-    if n > 0 and xb[node, h, 3] == NONE:  # no crossbar batch in flight: every waiting flit starts
+    if n > 0 and xb[h, node, 3] == NONE:  # no crossbar batch in flight: every waiting flit starts
         for j in range(n):
             q = h + j
             if q >= bp.xb_cap:
                 q -= bp.xb_cap
-            xb[node, q, 3] = t + bp.xbar_delay - 1
+            xb[q, node, 3] = t + bp.xbar_delay - 1
     # update
     if bnode[node].rt_due == t:
         _route_update(s, b, p, bp, topo, t, base, node, n_rt)
@@ -246,9 +246,9 @@ def _internal_step(s, b, p, bp, topo, t, node):
     if err != ERR_OK:
         s.cnt[C_ERR_CYCLE] = t
         return err
-    while bnode[node].xb_len > 0 and xb[node, bnode[node].xb_head, 3] == t:
+    while bnode[node].xb_len > 0 and xb[bnode[node].xb_head, node, 3] == t:
         h = bnode[node].xb_head
-        flit, o, ph, pri = xb[node, h, 0], xb[node, h, 1], xb[node, h, 2], xb[node, h, 4]
+        flit, o, ph, pri = xb[h, node, 0], xb[h, node, 1], xb[h, node, 2], xb[h, node, 4]
         bnode[node].xb_len -= 1
         bnode[node].xb_head = _front_after_pop(h, bp.xb_cap, bnode[node].xb_len)
         f = node * ports + b.k_port[o - base]  # the output VC's port (a small table, not its 48-byte record)
@@ -258,7 +258,7 @@ def _internal_step(s, b, p, bp, topo, t, node):
         q = b.of_head[f] + b.of_len[f]
         if q >= bp.of_cap:
             q -= bp.of_cap
-        b.of[f, q, 0], b.of[f, q, 1], b.of[f, q, 2], b.of[f, q, 3] = flit, o, ph, pri
+        b.of[q, f, 0], b.of[q, f, 1], b.of[q, f, 2], b.of[q, f, 3] = flit, o, ph, pri
         b.of_len[f] += 1
         bnode[node].of_ports = mark_port(bnode[node].of_ports, f - node * ports)
     # stage 12: this step's credits, one message per input port, join the port's credit FIFO
@@ -272,13 +272,13 @@ def _internal_step(s, b, p, bp, topo, t, node):
         msg = b.cmsg[node, port]
         if msg != 0:
             c = node * ports + port
-            if b.cq_len[c] >= b.cq.shape[1]:
+            if b.cq_len[c] >= b.cq.shape[0]:
                 s.cnt[C_ERR_CYCLE] = t
                 return ERR_OVERFLOW
             q = b.cq_head[c] + b.cq_len[c]
-            if q >= b.cq.shape[1]:
-                q -= b.cq.shape[1]
-            b.cq[c, q] = msg
+            if q >= b.cq.shape[0]:
+                q -= b.cq.shape[0]
+            b.cq[q, c] = msg
             b.cq_len[c] += 1
             bnode[node].cq_ports = mark_port(bnode[node].cq_ports, port)
             bnode[node].credits_queued += 1
@@ -315,9 +315,9 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         c = node * ports + port
         if b.cq_len[c] == 0:
             continue
-        msg = b.cq[c, b.cq_head[c]]
+        msg = b.cq[b.cq_head[c], c]
         b.cq_len[c] -= 1
-        b.cq_head[c] = _front_after_pop(b.cq_head[c], b.cq.shape[1], b.cq_len[c])
+        b.cq_head[c] = _front_after_pop(b.cq_head[c], b.cq.shape[0], b.cq_len[c])
         if b.cq_len[c] == 0:
             bnode[node].cq_ports = unmark_port(bnode[node].cq_ports, port)
         bnode[node].credits_queued -= 1
@@ -343,7 +343,7 @@ def _write_outputs(s, b, p, bp, t, w, now, node):
         if b.of_len[f] == 0:
             continue
         h = b.of_head[f]
-        flit, o, ph, pri = b.of[f, h, 0], b.of[f, h, 1], b.of[f, h, 2], b.of[f, h, 3]
+        flit, o, ph, pri = b.of[h, f, 0], b.of[h, f, 1], b.of[h, f, 2], b.of[h, f, 3]
         b.of_len[f] -= 1
         b.of_head[f] = _front_after_pop(h, bp.of_cap, b.of_len[f])
         if b.of_len[f] == 0:

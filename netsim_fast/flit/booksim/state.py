@@ -131,13 +131,16 @@ class BkState(NamedTuple):
     ovc: np.ndarray        # BK_OVC[L] buffer state of each output VC
     tvc: np.ndarray        # BK_OVC[T*V] (T = N * conc terminals) each terminal's buffer state of its router's injection VCs
     node: np.ndarray       # BK_NODE[T]: router fields at the router, terminal fields at the terminal
-    xb: np.ndarray         # int64[N, xb_cap, 5] crossbar queue: (flit, output VC lane, ph, stamp, priority)
-    of: np.ndarray         # int64[N*P, of_cap, 4] output FIFOs: (flit, output VC lane, ph, priority)
+    xb: np.ndarray         # int64[xb_cap, N, 5] crossbar queue: (flit, output VC lane, ph, stamp, priority); position
+                           # first, so the first entries of every router's ring, the only ones used while it
+                           # rarely holds more than one (router._front_after_pop), lie together
+    of: np.ndarray         # int64[of_cap, N*P, 4] output FIFOs: (flit, output VC lane, ph, priority); position first
     of_head: np.ndarray    # int32[N*P]
     of_len: np.ndarray     # int32[N*P]
     sa_off: np.ndarray     # int32[N, P*IS] switch round-robin offset of each crossbar input (5.9)
     cmsg: np.ndarray       # int64[N, P] VCs (bit mask) of each input port whose flit left in this internal step
-    cq: np.ndarray         # int64[N*P, V*B+2] credit message FIFO of each input port, one sent per cycle
+    cq: np.ndarray         # int64[V*B+2, N*P] credit message FIFO of each input port, one sent per cycle (position
+                           # first)
     cq_head: np.ndarray    # int32[N*P]
     cq_len: np.ndarray     # int32[N*P]
     hold_in: np.ndarray    # int32[N, P*IS] crossbar output a held connection ties each crossbar input to, NONE
@@ -271,9 +274,9 @@ def new_bk_state(p, bp: BkParams, seed: int, down, up, layout=None, table=None, 
     up_lat[linked // v] = lat[up[linked] // v]  # every VC of a port has the same upstream port
     return BkState(
         ivc=ivc, ph_buf=aligned.zeros((lanes, p.buf), i8), pri_buf=aligned.zeros((lanes, p.buf), i8), ovc=ovc, tvc=tvc,
-        node=node, xb=aligned.zeros((n, bp.xb_cap, 5), i8), of=aligned.zeros((n * ports, bp.of_cap, 4), i8),
+        node=node, xb=aligned.zeros((bp.xb_cap, n, 5), i8), of=aligned.zeros((bp.of_cap, n * ports, 4), i8),
         of_head=np.zeros(n * ports, i4), of_len=np.zeros(n * ports, i4), sa_off=np.tile(np.arange(xi, dtype=i4) % bp.in_speedup, (n, 1)),
-        cmsg=np.zeros((n, ports), i8), cq=aligned.zeros((n * ports, v * p.buf + 2), i8),
+        cmsg=np.zeros((n, ports), i8), cq=aligned.zeros((v * p.buf + 2, n * ports), i8),
         cq_head=np.zeros(n * ports, i4), cq_len=np.zeros(n * ports, i4),
         hold_in=np.full((n, xi), NONE, i4), hold_out=np.full((n, xo), NONE, i4),
         va_gptr=np.zeros((n, pv), i4), va_aptr=np.zeros((n, pv), i4), va_sc=np.zeros(n, i8),

@@ -232,7 +232,7 @@ def _send_front(s, b, p, bp, topo, t, lane, k, node):
                         b.rng, b.route_out, bp.shape_a, bp.shape_b, b.table,
                         s.rw_vc[kind, 0], s.rw_vc[kind, 1])
             info = pack_route(b.route_out)
-    xb[node, q, 0], xb[node, q, 1], xb[node, q, 2], xb[node, q, 3], xb[node, q, 4] = flit, o, info, NONE, pri
+    xb[q, node, 0], xb[q, node, 1], xb[q, node, 2], xb[q, node, 3], xb[q, node, 4] = flit, o, info, NONE, pri
     bnode[node].xb_len += 1
     b.cmsg[node, b.k_port[k]] |= 1 << b.k_vc[k]  # the credit leaves with this step's message for the port
     bnode[node].cmsg_ports = mark_port(bnode[node].cmsg_ports, b.k_port[k])
