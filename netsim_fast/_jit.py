@@ -13,7 +13,10 @@ every function boundary, which measured twice as fast on the flit engine
 (bench/flit_speed.py). Such kernels must receive every array they use, scratch included.
 """
 
+from netsim_fast import _cache
 from netsim_fast._stage import StageCompiler
+
+_cache.install()  # before any kernel module decorates a function: a cache entry goes stale with any kernel source
 
 JIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 # Compiled as stages (_stage.py) when other kernels call them: LLVM IR linked into the calling

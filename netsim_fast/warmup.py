@@ -1,9 +1,10 @@
 """Compile (or load from Numba's on-disk cache) every kernel family, and clear that cache.
 
 ``netsim-fast warmup`` runs a tiny case of each kernel so that the first real run of a CLI
-call, a notebook or a Dask worker starts simulating at once. ``--clear`` deletes the cache:
-Numba does not invalidate a caller's cache entry when a callee in another file changes, so
-developers who edit kernels clear it (CI always starts from an empty ``NUMBA_CACHE_DIR``).
+call, a notebook or a Dask worker starts simulating at once. ``--clear`` deletes the cache
+(to free the space; an edit to a kernel source no longer needs it: netsim_fast/_cache.py stamps
+every entry with all of them, so the next run recompiles. CI always starts from an empty
+``NUMBA_CACHE_DIR``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ from netsim_fast.cli.options import JsonOpt
 @guarded
 def warmup(
     *,
-    clear: Annotated[bool, typer.Option("--clear", help="Delete Numba's cached kernels of this package first (after editing kernels).")] = False,
+    clear: Annotated[bool, typer.Option("--clear", help="Delete Numba's cached kernels of this package first "
+                                        "(to free the space; edited kernels recompile anyway).")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Compile (or load from the on-disk cache) every kernel, so later runs start at once."""
