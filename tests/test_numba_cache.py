@@ -10,7 +10,7 @@ import textwrap
 
 from numba.core import caching
 
-from netsim_fast import _cache, _jit  # noqa: F401  (_jit installs the locators)
+from netsim_fast import _cache, _jit  # _jit installs the locators
 
 CHILD = textwrap.dedent("""
     import sys
@@ -82,6 +82,7 @@ def test_the_digest_follows_kernel_sources_only(tmp_path):
 
 
 def test_the_package_kernels_carry_the_package_stamp():
+    assert _jit.JIT["cache"]
     assert caching.CacheImpl._locator_classes[:3] == _cache.LOCATORS
     from netsim_fast.flit.booksim import kernel
 
