@@ -154,7 +154,7 @@ def _link_choice(outl, ol_buf, held, base, vc, v, t_crossbar, t):
         lane = outl[base + cand]
         # with T_crossbar = 1 every flit already in an output lane is ready (it crossed in an
         # earlier cycle): skip loading its ready time
-        if (lane.credits > 0) & (lane.len > 0) and (t_crossbar == 1 or ol_buf[base + cand, lane.head].ready <= t):
+        if lane.credits > 0 and lane.len > 0 and (t_crossbar == 1 or ol_buf[base + cand, lane.head].ready <= t):
             return cand
     return NONE
 
@@ -171,8 +171,7 @@ def crossbar_node(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, wait_bits,
         lane = conn_list[node, k]
         out = inl[lane].out
         k += 1
-        # one branch, not three: the loads are cheap, a mispredicted branch is not
-        if (inl[lane].len == 0) | (inl[lane].ready > t) | (outl[out].len >= depth):
+        if inl[lane].len == 0 or inl[lane].ready > t or outl[out].len >= depth:
             continue
         flit = pop_input(inl, in_buf, lane, t)
         pos = outl[out].head + outl[out].len
