@@ -21,7 +21,8 @@ from netsim_fast.routing import DOR, DOR_NODATELINE, DUATO, NONMIN_ROUTINGS
 # and the BMG routers, updown, the butterfly's destination tags, dim- and min-adaptive);
 # uses_nonmin: the dragonfly's valiant, ugal-l, ugal-g (routing/dragonfly_valiant.py); uses_eject_pass:
 # the lanes router's ejection as a pass before the routers (eject_lanes), which a plain run never
-# needs: its terminals eject in the router loop (flit/eject.py ejects_in_router_loop).
+# needs: its terminals eject in the router loop (flit/eject.py ejects_in_router_loop); uses_prefetch:
+# prefetching records ahead (FlitParams.prefetch), only on networks of flit/run.py PREFETCH_LANES up.
 
 
 def _on(used) -> bool | None:
@@ -45,4 +46,5 @@ def uses(p) -> dict:
     nonmin = p.routing in NONMIN_ROUTINGS.values()
     return dict(uses_lanes=_on(p.router == ROUTER_LANES), uses_iq=_on(p.router == ROUTER_IQ), uses_debug=None,
                 uses_closed_loop=None, uses_classes=None, uses_sync=None, uses_grid=_on(grid),
-                uses_tables=_on(not grid and not nonmin), uses_nonmin=_on(nonmin), uses_eject_pass=None)
+                uses_tables=_on(not grid and not nonmin), uses_nonmin=_on(nonmin), uses_eject_pass=None,
+                uses_prefetch=_on(p.prefetch))

@@ -238,7 +238,7 @@ def router_range(s, p, topo, t, w, arrival_slot, credit_slot, eject_slot, lo, hi
             if nodes[node].flits > 0:
                 if lanes_router:
                     if p.uses_lanes:
-                        if prefetch:
+                        if p.uses_prefetch and prefetch:
                             _prefetch_routers(inl, in_buf, outl, ol_buf, ports, nodes, conn_list, active, p, node, hi)
                         if p.eject_in_loop:
                             eject_node(outl, ol_buf, ports, nodes, pkts, ts_accepted, cnt, cls, class_pri, cls_out,
@@ -334,7 +334,9 @@ def prefetches(p, n_arrivals):
     for every PREFETCH_ARRIVALS_PER routers. In a quieter cycle the next router's records, read to
     choose what to prefetch, are themselves out of cache: the 64x64 torus at 3 % of capacity ran
     1.03x the time with prefetching in every cycle, 1.01x with this rule (5 pairs)."""
-    return p.prefetch != 0 and n_arrivals >= p.n_nodes // PREFETCH_ARRIVALS_PER
+    if p.uses_prefetch:  # a run without prefetching (None) never compiles _prefetch_routers
+        return p.prefetch != 0 and n_arrivals >= p.n_nodes // PREFETCH_ARRIVALS_PER
+    return False
 
 
 @njit(**KERNEL_STAGE_JIT)

@@ -85,7 +85,8 @@ def build_params(cfg, topo, *, stop_mode: int, win_start: int, win_end: int, n_t
         rr_vcs=_class_vcs(cfg) if cfg.router != "booksim" else 0,
     )
     prefetch = int(params.n_nodes * params.n_ports * params.n_vcs >= PREFETCH_LANES)
-    return params._replace(eject_in_loop=int(ejects_in_router_loop(params)), prefetch=prefetch, **uses(params))
+    params = params._replace(eject_in_loop=int(ejects_in_router_loop(params)), prefetch=prefetch)
+    return params._replace(**uses(params))
 
 
 def _class_vcs(cfg) -> int:

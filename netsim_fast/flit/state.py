@@ -236,6 +236,7 @@ class FlitParams(NamedTuple):
     uses_tables: object = True
     uses_nonmin: object = True
     uses_eject_pass: object = True
+    uses_prefetch: object = True
 
 
 class FlitState(NamedTuple):

@@ -53,24 +53,28 @@ def arrive_range(inl, in_buf, nodes, wait_bits, outl, active, pkts, p, t, first,
     outgrows the L2) each arrival first prefetches the records of the one AHEAD places later;
     the last AHEAD, and every arrival without it, take the plain loop."""
     per_node = p.n_ports * p.n_vcs
-    ahead = n_flits - AHEAD if p.prefetch else 0
-    for i in range(ahead):
-        later = flits[i + AHEAD, 0]
-        if later >= first and later < last:  # not another thread's lanes
-            prefetch_row(inl, later)
-            prefetch_row(in_buf, later)
-            if is_head(flits[i + AHEAD, 1]):  # its packet's record, which routing reads
-                prefetch_row(pkts, flit_packet(flits[i + AHEAD, 1]))
+    ahead = 0  # arrivals taken with a prefetch (a branch of its own: a run without prefetching never compiles it)
+    if p.uses_prefetch and p.prefetch:
+        ahead = max(n_flits - AHEAD, 0)
+        for i in range(ahead):
+            later = flits[i + AHEAD, 0]
+            if later >= first and later < last:  # not another thread's lanes
+                prefetch_row(inl, later)
+                prefetch_row(in_buf, later)
+                if is_head(flits[i + AHEAD, 1]):  # its packet's record, which routing reads
+                    prefetch_row(pkts, flit_packet(flits[i + AHEAD, 1]))
+            _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
+    for i in range(ahead, n_flits):
         _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
-    for i in range(max(ahead, 0), n_flits):
-        _arrive_flit(inl, in_buf, nodes, wait_bits, active, t, first, last, flits, per_node, i)
-    ahead = n_credits - AHEAD if p.prefetch else 0
-    for i in range(ahead):
-        later = credits[i + AHEAD]
-        if later >= first and later < last:
-            prefetch_row(outl, later)
-        _arrive_credit(outl, nodes, p, first, last, credits, i)
-    for i in range(max(ahead, 0), n_credits):
+    ahead = 0
+    if p.uses_prefetch and p.prefetch:
+        ahead = max(n_credits - AHEAD, 0)
+        for i in range(ahead):
+            later = credits[i + AHEAD]
+            if later >= first and later < last:
+                prefetch_row(outl, later)
+            _arrive_credit(outl, nodes, p, first, last, credits, i)
+    for i in range(ahead, n_credits):
         _arrive_credit(outl, nodes, p, first, last, credits, i)
 
 
