@@ -86,12 +86,13 @@ def test_a_fixed_member_is_compiled_as_its_value():
     assert _fixed_kernel(_Q(Fixed(5), 3)) == 65 and len(python_twin(_fixed_kernel).signatures) == 3
 
 
-EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin", "eject_pass"}
+EVERY = {"lanes", "iq", "debug", "closed_loop", "classes", "sync", "grid", "tables", "nonmin", "eject_pass", "prefetch"}
 
 
 @pytest.mark.parametrize("kw, on", [
     (dict(topology="torus", k=4), {"lanes", "grid"}),
     (dict(topology="torus", k=4, router="iq"), {"iq", "grid"}),
+    (dict(topology="torus", k=40), {"lanes", "grid", "prefetch"}),  # from flit/run.py PREFETCH_LANES up
     (dict(topology="hyperx", dims=(3, 3), routing="min-adaptive"), {"lanes", "tables"}),
     (dict(topology="dragonfly", group_routers=4, global_links=2, routing="ugal-l", vcs=3), {"lanes", "nonmin"}),
     (dict(topology="torus", k=4, check_invariants=True), EVERY),  # any option compiles every part
